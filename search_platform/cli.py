@@ -1,0 +1,123 @@
+"""search-platform: one CLI whose commands call the same functions as the library."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from search_platform.config import Settings, SettingsError, load_settings
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
+console = Console()
+DEFAULT_API = "http://127.0.0.1:8000"
+
+
+def settings_or_exit() -> Settings:
+    """Validated settings, or a readable message and exit code 2."""
+    try:
+        return load_settings()
+    except SettingsError as error:
+        console.print(f"[red]{error}[/red]")
+        raise typer.Exit(2) from error
+
+
+def api_url(settings: Settings) -> str:
+    """Where the CLI finds the API."""
+    return f"http://{settings.service.host}:{settings.service.port}"
+
+
+@app.command()
+def up() -> None:
+    """Install (first time), start and wait for Elasticsearch and Redis."""
+    from infra import services
+
+    settings = settings_or_exit()
+    services.up(settings)
+    status()
+
+
+@app.command()
+def down() -> None:
+    """Stop Elasticsearch and Redis (data is kept)."""
+    from infra import services
+
+    services.down(settings_or_exit())
+
+
+@app.command()
+def status() -> None:
+    """Show each local service."""
+    from infra import services
+
+    table = Table("service", "running", "healthy", "pid", "detail")
+    for name, state in services.status(settings_or_exit()).items():
+        table.add_row(name, str(state.running), str(state.healthy), str(state.pid or ""), state.detail)
+    console.print(table)
+
+
+@app.command()
+def serve() -> None:
+    """Run the HTTP API (FastAPI on uvicorn)."""
+    import uvicorn
+
+    from search_platform.service.app import create_app
+
+    settings = settings_or_exit()
+    uvicorn.run(create_app(settings), host=settings.service.host, port=settings.service.port, log_level="info")
+
+
+@app.command()
+def worker(concurrency: Annotated[int | None, typer.Option(help="Worker processes.")] = None) -> None:
+    """Run a Celery ingestion worker."""
+    from workers.tasks import create_worker_app
+
+    settings = settings_or_exit()
+    processes = concurrency or settings.ingestion.worker_concurrency
+    celery_app = create_worker_app(settings)
+    celery_app.worker_main(["worker", "--loglevel=INFO", "-Q", "ingest", f"--concurrency={processes}"])
+
+
+@app.command()
+def ingest(
+    path: Annotated[Path, typer.Argument(exists=True, help="A directory of .md/.txt/.html, or .json/.jsonl.")],
+    index: Annotated[str | None, typer.Option(help="Target alias (default from settings).")] = None,
+    batch: Annotated[int, typer.Option(help="Documents per API request.")] = 500,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for the jobs.")] = 3600.0,
+) -> None:
+    """Ingest documents through the API and Celery, with a progress bar fed by the job status."""
+    from search_platform.cli_ingest import run_ingest
+
+    settings = settings_or_exit()
+    failed = run_ingest(api_url(settings), path, index=index, batch=batch, timeout_s=timeout, console=console,
+                        progress=Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                          TimeElapsedColumn(), console=console))
+    raise typer.Exit(1 if failed else 0)
+
+
+@app.command()
+def query(
+    text: Annotated[str, typer.Argument(help="The query.")],
+    mode: Annotated[str, typer.Option(help="hybrid | bm25 | semantic")] = "hybrid",
+    top_k: Annotated[int, typer.Option(help="Hits to show.")] = 10,
+    index: Annotated[str | None, typer.Option(help="Alias to search.")] = None,
+) -> None:
+    """Search and print a table with each hit's rank in each leg."""
+    from search_platform.cli_query import print_results, run_query
+
+    settings = settings_or_exit()
+    response = run_query(api_url(settings), text, mode=mode, top_k=top_k, index=index)
+    print_results(console, response)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -1,0 +1,32 @@
+"""Python SDK for the search-platform HTTP API; depends only on httpx and pydantic."""
+
+from search_platform.client.async_client import AsyncSearchClient
+from search_platform.client.errors import (
+    InvalidRequestError,
+    NotFoundError,
+    RateLimitedError,
+    SearchPlatformClientError,
+    ServerError,
+    ServiceUnavailableError,
+    UnauthorizedError,
+)
+from search_platform.client.models import Document, Hit, IngestResponse, Job, LegScore, SearchResponse
+from search_platform.client.sync import SearchClient
+
+__all__ = [
+    "AsyncSearchClient",
+    "Document",
+    "Hit",
+    "IngestResponse",
+    "InvalidRequestError",
+    "Job",
+    "LegScore",
+    "NotFoundError",
+    "RateLimitedError",
+    "SearchClient",
+    "SearchPlatformClientError",
+    "SearchResponse",
+    "ServerError",
+    "ServiceUnavailableError",
+    "UnauthorizedError",
+]

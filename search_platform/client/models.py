@@ -1,0 +1,102 @@
+"""The SDK's own wire models (it imports nothing else of search_platform)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Mode = Literal["bm25", "semantic", "hybrid"]
+
+
+class LegScore(BaseModel):
+    """A hit's rank and raw score in one leg."""
+
+    rank: int
+    score: float
+
+
+class Hit(BaseModel):
+    """One result chunk."""
+
+    rank: int
+    score: float
+    chunk_id: str
+    doc_id: str
+    chunk_index: int
+    title: str = ""
+    section: str = ""
+    text: str = ""
+    source: str = ""
+    tags: list[str] = Field(default_factory=list)
+    tenant: str = ""
+    legs: dict[str, LegScore] = Field(default_factory=dict)
+
+
+class SearchResponse(BaseModel):
+    """Results of one search."""
+
+    mode: Mode
+    index: str
+    top_k: int
+    candidate_k: int
+    rrf_k: int
+    took_ms: float
+    leg_took_ms: dict[str, float]
+    hits: list[Hit]
+
+
+class IngestResponse(BaseModel):
+    """A queued ingestion job."""
+
+    job_id: str
+    documents: int
+    rejected: dict[str, str]
+    status_url: str
+
+
+class Job(BaseModel):
+    """Status of an ingestion job."""
+
+    job_id: str
+    state: Literal["queued", "running", "done", "failed"]
+    index: str
+    documents_total: int
+    documents_done: int
+    documents_failed: int
+    chunks_done: int
+    errors: dict[str, str]
+    created_at: float
+    updated_at: float
+
+    @property
+    def finished(self) -> bool:
+        """True when the job will not change any more."""
+        return self.state in ("done", "failed")
+
+
+class Document(BaseModel):
+    """A document to ingest."""
+
+    doc_id: str
+    content: str
+    title: str = ""
+    content_type: Literal["text", "markdown", "html"] = "text"
+    source: str = ""
+    tags: list[str] = Field(default_factory=list)
+    lang: str = "en"
+    tenant: str = "default"
+
+
+def search_payload(query: str, *, mode: Mode, top_k: int | None, candidate_k: int | None, rrf_k: int | None,
+                   filters: dict[str, Any] | None, index: str | None) -> dict[str, Any]:
+    """The JSON body of POST /v1/search, without unset values."""
+    payload: dict[str, Any] = {"query": query, "mode": mode, "top_k": top_k, "candidate_k": candidate_k,
+                               "rrf_k": rrf_k, "filters": filters, "index": index}
+    return {key: value for key, value in payload.items() if value is not None}
+
+
+def ingest_payload(documents: list[Document] | list[dict[str, Any]], *, index: str | None) -> dict[str, Any]:
+    """The JSON body of POST /v1/ingest."""
+    docs = [d.model_dump() if isinstance(d, Document) else d for d in documents]
+    return {"documents": docs, **({"index": index} if index else {})}

@@ -1,0 +1,188 @@
+"""Settings for every part of the platform, read from SP_* environment variables and `.env`.
+
+Built once (get_settings / Settings(...)) and passed down; nothing here runs at import time.
+"""
+
+from __future__ import annotations
+
+import enum
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, SecretStr, ValidationError, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Environment(enum.StrEnum):
+    """Where the platform runs; production refuses unsafe settings."""
+
+    DEV = "dev"
+    TEST = "test"
+    PROD = "prod"
+
+
+class ElasticsearchSettings(BaseModel):
+    """How to reach Elasticsearch and shape the chunk index."""
+
+    url: str = "http://127.0.0.1:9200"
+    username: str = "elastic"
+    password: SecretStr = SecretStr("")
+    index_alias: str = "sp-chunks"
+    request_timeout_s: Annotated[float, Field(gt=0)] = 30.0
+    max_retries: Annotated[int, Field(ge=0, le=10)] = 3
+    retry_on_timeout: bool = True
+    number_of_shards: Annotated[int, Field(ge=1)] = 1
+    number_of_replicas: Annotated[int, Field(ge=0)] = 0
+    bm25_k1: Annotated[float, Field(ge=0)] = 1.2
+    bm25_b: Annotated[float, Field(ge=0, le=1)] = 0.75
+    vector_index_type: Literal["hnsw", "int8_hnsw", "int4_hnsw", "bbq_hnsw", "flat", "int8_flat"] = "int8_hnsw"
+    hnsw_m: Annotated[int, Field(ge=2, le=512)] = 16
+    hnsw_ef_construction: Annotated[int, Field(ge=10, le=3200)] = 100
+
+
+class RedisSettings(BaseModel):
+    """Redis: Celery broker, result backend and job-status store."""
+
+    url: str = "redis://127.0.0.1:6379/0"
+    job_ttl_s: Annotated[int, Field(ge=60)] = 7 * 24 * 3600
+
+
+class EmbeddingSettings(BaseModel):
+    """Which embedding model encodes chunks and queries."""
+
+    backend: Literal["sentence-transformers", "fake"] = "sentence-transformers"
+    model_path: Path | None = None  # None: the packaged all-MiniLM-L6-v2 weights
+    batch_size: Annotated[int, Field(ge=1, le=1024)] = 32
+    device: str = "cpu"
+    query_cache_size: Annotated[int, Field(ge=0)] = 1024
+
+
+class ChunkingSettings(BaseModel):
+    """Token-aware chunk size and overlap (tokens of the embedding model's tokenizer)."""
+
+    max_tokens: Annotated[int, Field(ge=16, le=512)] = 200
+    overlap_tokens: Annotated[int, Field(ge=0)] = 32
+
+    @model_validator(mode="after")
+    def _overlap_smaller_than_size(self) -> ChunkingSettings:
+        if self.overlap_tokens >= self.max_tokens:
+            raise ValueError("chunking.overlap_tokens must be smaller than chunking.max_tokens")
+        return self
+
+
+class RetrievalSettings(BaseModel):
+    """Defaults for the query path; every request may override the k's within the limits."""
+
+    top_k: Annotated[int, Field(ge=1, le=100)] = 10
+    candidate_k: Annotated[int, Field(ge=1, le=1000)] = 100
+    rrf_k: Annotated[int, Field(ge=1)] = 60
+    num_candidates_factor: Annotated[float, Field(ge=1)] = 2.0
+    min_num_candidates: Annotated[int, Field(ge=1, le=10000)] = 100
+    title_boost: Annotated[float, Field(ge=0)] = 0.5
+    tech_boost: Annotated[float, Field(ge=0)] = 1.0
+    max_top_k: Annotated[int, Field(ge=1, le=1000)] = 100
+    max_candidate_k: Annotated[int, Field(ge=1, le=10000)] = 1000
+    max_query_chars: Annotated[int, Field(ge=16)] = 2000
+
+
+class IngestionSettings(BaseModel):
+    """Batching and retry budget of the Celery ingestion pipeline."""
+
+    documents_per_task: Annotated[int, Field(ge=1, le=1000)] = 16
+    bulk_chunk_size: Annotated[int, Field(ge=1)] = 500
+    bulk_max_retries: Annotated[int, Field(ge=0)] = 3
+    bulk_initial_backoff_s: Annotated[float, Field(ge=0)] = 1.0
+    task_max_retries: Annotated[int, Field(ge=0)] = 5
+    task_backoff_s: Annotated[float, Field(ge=0)] = 2.0
+    task_backoff_max_s: Annotated[float, Field(ge=0)] = 60.0
+    max_document_bytes: Annotated[int, Field(ge=1)] = 5_000_000
+    worker_concurrency: Annotated[int, Field(ge=1)] = 1
+
+
+class ServiceSettings(BaseModel):
+    """The HTTP query service."""
+
+    host: str = "127.0.0.1"
+    port: Annotated[int, Field(ge=1, le=65535)] = 8000
+    max_ingest_documents: Annotated[int, Field(ge=1)] = 5000
+
+
+class InfraSettings(BaseModel):
+    """Local services provisioned by infra/: where they live and how big they are."""
+
+    home: Path = Path("/var/lib/search-platform")
+    download_cache: Path = Path.home() / ".cache" / "search-platform"
+    es_version: str = "9.5.4"
+    es_sha512: str = (
+        "a75df614854ace52dd0bce977662b3792873ac077ec0af9026cd0b2a0eb119e4"
+        "49910f8eb8ed577d1a83c51c6ee6af71bf5004c3cf5b418c979186de8b5dd9e6"
+    )
+    es_heap: str = Field(default="4g", pattern=r"^\d+[mg]$")
+    es_user: str = "search-es"
+    java_home: Path = Path("/usr/lib/jvm/temurin-25-jdk-amd64")
+    redis_server: Path = Path("/usr/bin/redis-server")
+    start_timeout_s: Annotated[float, Field(gt=0)] = 180.0
+
+
+class Settings(BaseSettings):
+    """All settings; env vars look like SP_ELASTICSEARCH__PASSWORD."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="SP_",
+        env_nested_delimiter="__",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+    )
+
+    environment: Environment = Environment.DEV
+    elasticsearch: ElasticsearchSettings = ElasticsearchSettings()
+    redis: RedisSettings = RedisSettings()
+    embedding: EmbeddingSettings = EmbeddingSettings()
+    chunking: ChunkingSettings = ChunkingSettings()
+    retrieval: RetrievalSettings = RetrievalSettings()
+    ingestion: IngestionSettings = IngestionSettings()
+    service: ServiceSettings = ServiceSettings()
+    infra: InfraSettings = InfraSettings()
+
+    @model_validator(mode="after")
+    def _secrets_present(self) -> Settings:
+        password = self.elasticsearch.password.get_secret_value()
+        if not password:
+            raise ValueError(
+                "elasticsearch.password is empty: set SP_ELASTICSEARCH__PASSWORD (scripts/bootstrap writes one to .env)"
+            )
+        if self.environment is Environment.PROD and len(password) < 16:
+            raise ValueError("elasticsearch.password must be at least 16 characters in prod")
+        if self.embedding.backend == "fake" and self.environment is Environment.PROD:
+            raise ValueError("embedding.backend=fake is for unit tests only, not prod")
+        return self
+
+
+class SettingsError(RuntimeError):
+    """Settings failed validation; the message names each bad setting."""
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    """Turn a pydantic ValidationError into one line per bad setting, named as its env var."""
+    lines = []
+    for problem in error.errors():
+        path = "__".join(str(part) for part in problem["loc"]).upper()
+        name = f"SP_{path}" if path else "settings"
+        lines.append(f"{name}: {problem['msg']}")
+    return "invalid settings:\n  " + "\n  ".join(lines)
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build Settings from the environment and `.env`, raising SettingsError with readable messages."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as error:
+        raise SettingsError(describe_validation_error(error)) from error
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, built on first use (never at import time)."""
+    return load_settings()

@@ -1,0 +1,1 @@
+"""Pure domain models and errors shared by every layer."""

@@ -1,0 +1,43 @@
+"""Domain errors. Each keeps its constructor arguments in `args` so pickle (and so Celery) can move it."""
+
+from __future__ import annotations
+
+
+class SearchPlatformError(Exception):
+    """Base of every error the platform raises on purpose."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InvalidDocumentError(SearchPlatformError):
+    """A document cannot be ingested as it is; the reason says why."""
+
+
+class InvalidQueryError(SearchPlatformError):
+    """A query or its parameters are not acceptable."""
+
+
+class BackendError(SearchPlatformError):
+    """Elasticsearch answered with an error that retrying will not fix."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.args = (message, status)
+
+
+class BackendUnavailableError(BackendError):
+    """Elasticsearch could not be reached, or said it is overloaded: worth retrying later."""
+
+
+class IndexMissingError(BackendError):
+    """The index or alias does not exist."""
+
+
+class JobNotFoundError(SearchPlatformError):
+    """No ingestion job has that id."""

@@ -1,0 +1,133 @@
+"""Documents, chunks, filters and ranked results: plain data, no I/O."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+
+class ContentType(enum.StrEnum):
+    """How a document's content is written."""
+
+    TEXT = "text"
+    MARKDOWN = "markdown"
+    HTML = "html"
+
+
+class SearchMode(enum.StrEnum):
+    """Which legs answer a query."""
+
+    BM25 = "bm25"
+    SEMANTIC = "semantic"
+    HYBRID = "hybrid"
+
+
+class Leg(enum.StrEnum):
+    """One retriever feeding the fusion."""
+
+    BM25 = "bm25"
+    DENSE = "dense"
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A document as submitted for ingestion."""
+
+    doc_id: str
+    content: str
+    title: str = ""
+    content_type: ContentType = ContentType.TEXT
+    source: str = ""
+    tags: tuple[str, ...] = ()
+    lang: str = "en"
+    tenant: str = "default"
+
+
+@dataclass(frozen=True, slots=True)
+class TextBlock:
+    """A paragraph of plain text with the heading path it sits under."""
+
+    text: str
+    headings: tuple[str, ...] = ()
+    is_heading: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A piece of a document small enough to embed, with everything the index stores about it."""
+
+    chunk_id: str
+    doc_id: str
+    chunk_index: int
+    text: str
+    title: str
+    section: str
+    tech: str
+    content_hash: str
+    source: str
+    tags: tuple[str, ...]
+    lang: str
+    tenant: str
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Metadata filters, applied identically to every leg. Empty tuples mean no constraint."""
+
+    doc_ids: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    langs: tuple[str, ...] = ()
+    tenants: tuple[str, ...] = ()
+    indexed_after: datetime | None = None
+    indexed_before: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RankedHit:
+    """One chunk in one ranked list; rank is 1-based and explicit, never implied by order."""
+
+    chunk_id: str
+    rank: int
+    score: float
+    source: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class RankedList:
+    """The output of one retriever leg."""
+
+    leg: Leg
+    hits: tuple[RankedHit, ...]
+    took_ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class LegScore:
+    """Where a fused hit stood in one leg."""
+
+    rank: int
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class FusedHit:
+    """A hit after fusion, with each leg's contribution kept for explanation."""
+
+    chunk_id: str
+    rank: int
+    score: float
+    legs: dict[Leg, LegScore]
+    source: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """What a search returns, whatever the mode."""
+
+    mode: SearchMode
+    hits: tuple[FusedHit, ...]
+    took_ms: float
+    leg_took_ms: dict[Leg, float]

@@ -1,0 +1,116 @@
+"""Ingestion steps as plain functions: validate -> parse -> chunk -> embed -> bulk actions."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
+from typing import Any
+
+from search_platform.config import ChunkingSettings
+from search_platform.domain.errors import InvalidDocumentError
+from search_platform.domain.models import Chunk, Document
+from search_platform.embeddings.base import Embedder
+from search_platform.text.chunking import chunk_blocks
+from search_platform.text.parsing import parse_blocks
+from search_platform.text.tokenizer import technical_terms
+
+
+def validate_document(document: Document, *, max_bytes: int) -> None:
+    """Refuse a document that cannot be indexed, with the reason."""
+    if not document.doc_id.strip():
+        raise InvalidDocumentError("doc_id is empty")
+    if len(document.doc_id.encode()) > 256:
+        raise InvalidDocumentError("doc_id is longer than 256 bytes")
+    if not document.content.strip():
+        raise InvalidDocumentError("content is empty")
+    size = len(document.content.encode("utf-8", errors="surrogatepass"))
+    if size > max_bytes:
+        raise InvalidDocumentError(f"content is {size} bytes, over the {max_bytes}-byte limit")
+    if not document.tenant.strip():
+        raise InvalidDocumentError("tenant is empty")
+
+
+def content_hash(text: str) -> str:
+    """Stable hash of a chunk's text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def chunk_id_for(*, tenant: str, doc_id: str, chunk_index: int, text_hash: str) -> str:
+    """Deterministic chunk id from tenant, document id, position and content: re-runs overwrite, never duplicate."""
+    key = f"{tenant}\x1f{doc_id}\x1f{chunk_index}\x1f{text_hash}"
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:40]
+
+
+def chunk_document(
+    document: Document, *, chunking: ChunkingSettings, count_tokens: Callable[[str], int]
+) -> list[Chunk]:
+    """Split a document into chunks with deterministic ids and technical terms."""
+    blocks = parse_blocks(document.content, document.content_type)
+    pieces = chunk_blocks(
+        blocks,
+        max_tokens=chunking.max_tokens,
+        overlap_tokens=chunking.overlap_tokens,
+        count_tokens=count_tokens,
+    )
+    if not pieces:
+        raise InvalidDocumentError("no text left after parsing")
+    chunks = []
+    for index, piece in enumerate(pieces):
+        text_hash = content_hash(piece.text)
+        chunks.append(
+            Chunk(
+                chunk_id=chunk_id_for(tenant=document.tenant, doc_id=document.doc_id, chunk_index=index,
+                                      text_hash=text_hash),
+                doc_id=document.doc_id,
+                chunk_index=index,
+                text=piece.text,
+                title=document.title,
+                section=piece.section,
+                tech=" ".join(technical_terms(f"{piece.section}\n{piece.text}")),
+                content_hash=text_hash,
+                source=document.source,
+                tags=document.tags,
+                lang=document.lang,
+                tenant=document.tenant,
+            )
+        )
+    return chunks
+
+
+def embedding_text(chunk: Chunk) -> str:
+    """What the dense leg sees: title and section give a chunk its context."""
+    context = " > ".join(part for part in (chunk.title, chunk.section) if part)
+    return f"{context}\n{chunk.text}" if context else chunk.text
+
+
+def embed_chunks(chunks: Sequence[Chunk], embedder: Embedder) -> list[list[float]]:
+    """Vectors for chunks, in order."""
+    return embedder.embed_documents([embedding_text(chunk) for chunk in chunks])
+
+
+def index_actions(
+    chunks: Sequence[Chunk], vectors: Sequence[list[float]], *, index: str, indexed_at: datetime
+) -> Iterator[dict[str, Any]]:
+    """Bulk `index` actions with deterministic ids."""
+    for chunk, vector in zip(chunks, vectors, strict=True):
+        yield {
+            "_op_type": "index",
+            "_index": index,
+            "_id": chunk.chunk_id,
+            "_source": {
+                "doc_id": chunk.doc_id,
+                "chunk_index": chunk.chunk_index,
+                "content_hash": chunk.content_hash,
+                "text": chunk.text,
+                "title": chunk.title,
+                "section": chunk.section,
+                "tech": chunk.tech,
+                "source": chunk.source,
+                "tags": list(chunk.tags),
+                "lang": chunk.lang,
+                "tenant": chunk.tenant,
+                "indexed_at": indexed_at.isoformat(),
+                "embedding": vector,
+            },
+        }

@@ -1,0 +1,38 @@
+"""What every retriever leg takes and returns."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from search_platform.domain.models import Filters, Leg, RankedHit, RankedList
+
+
+@dataclass(frozen=True, slots=True)
+class LegRequest:
+    """One leg's share of a search."""
+
+    text: str
+    index: str
+    candidate_k: int
+    filters: Filters = Filters()
+
+
+class Retriever(Protocol):
+    """A leg: turns a request into a list ranked from 1."""
+
+    leg: Leg
+
+    async def retrieve(self, request: LegRequest) -> RankedList:
+        """Run the leg."""
+        ...
+
+
+def ranked_list_from_response(leg: Leg, response: Any, *, started: float) -> RankedList:
+    """Convert an Elasticsearch search response into a RankedList with explicit 1-based ranks."""
+    hits = tuple(
+        RankedHit(chunk_id=hit["_id"], rank=rank, score=float(hit["_score"] or 0.0), source=hit.get("_source", {}))
+        for rank, hit in enumerate(response["hits"]["hits"], start=1)
+    )
+    return RankedList(leg=leg, hits=hits, took_ms=(time.perf_counter() - started) * 1000)

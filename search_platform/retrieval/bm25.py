@@ -1,0 +1,40 @@
+"""The lexical leg: BM25 over text, title and technical terms."""
+
+from __future__ import annotations
+
+import time
+
+from elasticsearch import AsyncElasticsearch
+
+from search_platform.backends.elasticsearch.errors import async_translated_errors
+from search_platform.backends.elasticsearch.filters import filter_clauses
+from search_platform.backends.elasticsearch.queries import bm25_body
+from search_platform.config import RetrievalSettings
+from search_platform.domain.models import Leg, RankedList
+from search_platform.retrieval.base import LegRequest, ranked_list_from_response
+from search_platform.text.tokenizer import technical_query
+
+
+class BM25Retriever:
+    """Runs bm25_body against one index."""
+
+    leg = Leg.BM25
+
+    def __init__(self, client: AsyncElasticsearch, settings: RetrievalSettings) -> None:
+        self._client = client
+        self._settings = settings
+
+    async def retrieve(self, request: LegRequest) -> RankedList:
+        """Search and rank."""
+        body = bm25_body(
+            request.text,
+            tech_query=technical_query(request.text),
+            candidate_k=request.candidate_k,
+            filters=filter_clauses(request.filters),
+            title_boost=self._settings.title_boost,
+            tech_boost=self._settings.tech_boost,
+        )
+        started = time.perf_counter()
+        async with async_translated_errors():
+            response = await self._client.search(index=request.index, body=body)
+        return ranked_list_from_response(self.leg, response, started=started)

@@ -1,0 +1,44 @@
+"""The semantic leg: approximate kNN over chunk embeddings, filters applied inside the search."""
+
+from __future__ import annotations
+
+import time
+
+from elasticsearch import AsyncElasticsearch
+
+from search_platform.backends.elasticsearch.errors import async_translated_errors
+from search_platform.backends.elasticsearch.filters import filter_clauses
+from search_platform.backends.elasticsearch.queries import knn_body, num_candidates_for
+from search_platform.config import RetrievalSettings
+from search_platform.domain.models import Leg, RankedList
+from search_platform.retrieval.base import LegRequest, ranked_list_from_response
+from search_platform.retrieval.query_encoder import QueryEncoder
+
+
+class DenseRetriever:
+    """Encodes the query, then runs knn_body against one index."""
+
+    leg = Leg.DENSE
+
+    def __init__(self, client: AsyncElasticsearch, encoder: QueryEncoder, settings: RetrievalSettings) -> None:
+        self._client = client
+        self._encoder = encoder
+        self._settings = settings
+
+    async def retrieve(self, request: LegRequest) -> RankedList:
+        """Embed, search, rank; took_ms includes the encoding."""
+        started = time.perf_counter()
+        vector = await self._encoder.encode(request.text)
+        body = knn_body(
+            vector,
+            candidate_k=request.candidate_k,
+            num_candidates=num_candidates_for(
+                request.candidate_k,
+                factor=self._settings.num_candidates_factor,
+                minimum=self._settings.min_num_candidates,
+            ),
+            filters=filter_clauses(request.filters),
+        )
+        async with async_translated_errors():
+            response = await self._client.search(index=request.index, body=body)
+        return ranked_list_from_response(self.leg, response, started=started)

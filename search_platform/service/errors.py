@@ -1,0 +1,72 @@
+"""Domain errors and validation failures -> clear JSON bodies with the right status, never a stack trace."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from search_platform.domain.errors import (
+    BackendError,
+    BackendUnavailableError,
+    IndexMissingError,
+    InvalidQueryError,
+    JobNotFoundError,
+    SearchPlatformError,
+)
+
+logger = logging.getLogger(__name__)
+
+STATUS_BY_ERROR: dict[type[SearchPlatformError], tuple[int, str]] = {
+    InvalidQueryError: (422, "invalid_request"),
+    JobNotFoundError: (404, "job_not_found"),
+    IndexMissingError: (404, "index_not_found"),
+    BackendUnavailableError: (503, "backend_unavailable"),
+    BackendError: (502, "backend_error"),
+}
+
+
+def error_response(status: int, error: str, message: str, details: list[dict[str, Any]] | None = None) -> JSONResponse:
+    """The one error body shape."""
+    return JSONResponse(status_code=status, content={"error": error, "message": message, "details": details or []})
+
+
+def _status_for(error: SearchPlatformError) -> tuple[int, str]:
+    for kind in type(error).__mro__:
+        if kind in STATUS_BY_ERROR:
+            return STATUS_BY_ERROR[kind]
+    return 500, "internal_error"
+
+
+async def _domain_error(_: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, SearchPlatformError)
+    status, code = _status_for(error)
+    if status >= 500:
+        logger.warning("request failed: %s", error)
+    return error_response(status, code, error.message)
+
+
+def _field(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(part) for part in loc if part != "body") or "body"
+
+
+async def _validation_error(_: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, RequestValidationError)
+    details = [{"field": _field(tuple(e["loc"])), "message": e["msg"]} for e in error.errors()]
+    message = "; ".join(f"{d['field']}: {d['message']}" for d in details)
+    return error_response(422, "invalid_request", message, details)
+
+
+async def _unexpected(_: Request, error: Exception) -> JSONResponse:
+    logger.exception("unhandled error", exc_info=error)
+    return error_response(500, "internal_error", "internal error; see the service log")
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register every handler on app."""
+    app.add_exception_handler(SearchPlatformError, _domain_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(Exception, _unexpected)

@@ -1,0 +1,66 @@
+"""Long-lived objects of one API process, built at start-up from settings and closed at shutdown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from celery import Celery
+from elasticsearch import AsyncElasticsearch
+from redis import Redis
+
+from search_platform.backends.elasticsearch.client import build_async_client
+from search_platform.config import Settings
+from search_platform.domain.models import Leg
+from search_platform.embeddings.base import Embedder
+from search_platform.embeddings.factory import build_embedder
+from search_platform.ingestion.jobs import JobStore
+from search_platform.retrieval.bm25 import BM25Retriever
+from search_platform.retrieval.dense import DenseRetriever
+from search_platform.retrieval.hybrid import HybridSearcher
+from search_platform.retrieval.query_encoder import QueryEncoder
+from search_platform.service.search_service import SearchService
+
+
+@dataclass(frozen=True, slots=True)
+class Resources:
+    """Clients, model and services shared by every request."""
+
+    settings: Settings
+    es: AsyncElasticsearch
+    redis: Redis[bytes]
+    jobs: JobStore
+    celery: Celery
+    search: SearchService
+
+    async def close(self) -> None:
+        """Release connections."""
+        await self.es.close()
+        self.redis.close()
+
+
+def build_search_service(settings: Settings, es: AsyncElasticsearch, embedder: Embedder) -> SearchService:
+    """The search service over both legs (also used in-process by the evaluation harness)."""
+    encoder = QueryEncoder(embedder, cache_size=settings.embedding.query_cache_size)
+    searcher = HybridSearcher(
+        {
+            Leg.BM25: BM25Retriever(es, settings.retrieval),
+            Leg.DENSE: DenseRetriever(es, encoder, settings.retrieval),
+        }
+    )
+    return SearchService(searcher, settings.retrieval, default_index=settings.elasticsearch.index_alias)
+
+
+def build_resources(settings: Settings, *, embedder: Embedder | None = None) -> Resources:
+    """Everything the API needs; the embedding model is loaded here, once."""
+    from workers.celery_app import create_celery
+
+    es = build_async_client(settings.elasticsearch)
+    redis = Redis.from_url(settings.redis.url, socket_timeout=5, socket_connect_timeout=5)
+    return Resources(
+        settings=settings,
+        es=es,
+        redis=redis,
+        jobs=JobStore(redis, ttl_s=settings.redis.job_ttl_s),
+        celery=create_celery(settings),
+        search=build_search_service(settings, es, embedder or build_embedder(settings.embedding)),
+    )

@@ -1,0 +1,139 @@
+"""Wire models of the HTTP API (validation and OpenAPI docs); the core never sees these."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from search_platform.domain.models import ContentType, SearchMode
+
+INDEX_NAME = r"^[a-z0-9][a-z0-9._-]{0,127}$"
+Keyword = Annotated[str, Field(min_length=1, max_length=256)]
+
+
+class FiltersBody(BaseModel):
+    """Metadata filters; every listed value is an exact match, applied to both legs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    doc_ids: list[Keyword] = Field(default_factory=list, max_length=1000)
+    sources: list[Keyword] = Field(default_factory=list, max_length=100)
+    tags: list[Keyword] = Field(default_factory=list, max_length=100)
+    langs: list[Keyword] = Field(default_factory=list, max_length=100)
+    tenants: list[Keyword] = Field(default_factory=list, max_length=100)
+    indexed_after: datetime | None = None
+    indexed_before: datetime | None = None
+
+
+class SearchBody(BaseModel):
+    """POST /v1/search."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1, description="What to look for; plain text, never query DSL.")
+    mode: SearchMode = SearchMode.HYBRID
+    top_k: int | None = Field(default=None, ge=1, le=1000, description="Hits returned.")
+    candidate_k: int | None = Field(default=None, ge=1, le=10_000, description="Hits fetched per leg.")
+    rrf_k: int | None = Field(default=None, ge=1, le=100_000, description="RRF constant: 1/(rrf_k + rank).")
+    filters: FiltersBody = Field(default_factory=FiltersBody)
+    index: str | None = Field(default=None, pattern=INDEX_NAME, description="Alias to search (default: settings).")
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("query is empty")
+        return value
+
+
+class LegScoreBody(BaseModel):
+    """A hit's place in one leg."""
+
+    rank: int
+    score: float
+
+
+class HitBody(BaseModel):
+    """One result chunk."""
+
+    rank: int
+    score: float
+    chunk_id: str
+    doc_id: str
+    chunk_index: int
+    title: str
+    section: str
+    text: str
+    source: str
+    tags: list[str]
+    tenant: str
+    legs: dict[str, LegScoreBody]
+
+
+class SearchResponseBody(BaseModel):
+    """Answer to POST /v1/search."""
+
+    mode: SearchMode
+    index: str
+    top_k: int
+    candidate_k: int
+    rrf_k: int
+    took_ms: float
+    leg_took_ms: dict[str, float]
+    hits: list[HitBody]
+
+
+class DocumentBody(BaseModel):
+    """One document to ingest."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    doc_id: str = Field(min_length=1, max_length=256)
+    content: str = Field(min_length=1)
+    title: str = Field(default="", max_length=1000)
+    content_type: ContentType = ContentType.TEXT
+    source: str = Field(default="", max_length=256)
+    tags: list[Keyword] = Field(default_factory=list, max_length=100)
+    lang: str = Field(default="en", min_length=1, max_length=16)
+    tenant: str = Field(default="default", min_length=1, max_length=128)
+
+
+class IngestBody(BaseModel):
+    """POST /v1/ingest: documents are checked one by one, so one bad document never sinks the rest."""
+
+    documents: list[dict[str, Any]] = Field(min_length=1)
+    index: str | None = Field(default=None, pattern=INDEX_NAME)
+
+
+class IngestResponseBody(BaseModel):
+    """Answer to POST /v1/ingest."""
+
+    job_id: str
+    documents: int
+    rejected: dict[str, str]
+    status_url: str
+
+
+class JobBody(BaseModel):
+    """GET /v1/jobs/{job_id}."""
+
+    job_id: str
+    state: str
+    index: str
+    documents_total: int
+    documents_done: int
+    documents_failed: int
+    chunks_done: int
+    errors: dict[str, str]
+    created_at: float
+    updated_at: float
+
+
+class ErrorBody(BaseModel):
+    """Every error response."""
+
+    error: str
+    message: str
+    details: list[dict[str, Any]] = Field(default_factory=list)

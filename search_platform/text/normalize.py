@@ -1,0 +1,33 @@
+"""Unicode and whitespace clean-up shared by the parsers."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200d\u2060\ufeff]")
+_LINE_BREAK = re.compile(r"\r\n?|[\u2028\u2029\x85]")
+_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+
+
+def normalize_text(text: str) -> str:
+    """NFC-normalise, unify line breaks to \\n, drop control and zero-width characters, make odd spaces plain."""
+    text = _LINE_BREAK.sub("\n", unicodedata.normalize("NFC", text))
+    return _SPACES.sub(" ", _INVISIBLE.sub("", text))
+
+
+def collapse_whitespace(text: str) -> str:
+    """Replace every run of whitespace with one space and trim the ends."""
+    return " ".join(text.split())
+
+
+def shorten(text: str, max_chars: int) -> str:
+    """Cut text to at most max_chars, at a word boundary when one is near, marking the cut with an ellipsis."""
+    text = collapse_whitespace(text)
+    if len(text) <= max_chars:
+        return text
+    cut = text[: max_chars - 1]
+    space = cut.rfind(" ")
+    if space > max_chars // 2:
+        cut = cut[:space]
+    return cut.rstrip() + "…"

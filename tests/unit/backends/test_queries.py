@@ -1,0 +1,79 @@
+from datetime import UTC, datetime
+
+from search_platform.backends.elasticsearch.filters import filter_clauses
+from search_platform.backends.elasticsearch.queries import SOURCE_FIELDS, bm25_body, knn_body, num_candidates_for
+from search_platform.domain.models import Filters
+
+
+def test_bm25_body_with_technical_terms():
+    body = bm25_body(
+        "os.path.join", tech_query="os_path_join os path join", candidate_k=50,
+        filters=[{"terms": {"tenant": ["a"]}}], title_boost=0.5, tech_boost=1.0,
+    )
+    assert body == {
+        "size": 50,
+        "track_total_hits": False,
+        "_source": list(SOURCE_FIELDS),
+        "query": {
+            "bool": {
+                "should": [
+                    {"match": {"text": {"query": "os.path.join"}}},
+                    {"match": {"title": {"query": "os.path.join", "boost": 0.5}}},
+                    {"match": {"tech": {"query": "os_path_join os path join", "boost": 1.0}}},
+                ],
+                "minimum_should_match": 1,
+                "filter": [{"terms": {"tenant": ["a"]}}],
+            }
+        },
+    }
+
+
+def test_bm25_body_without_technical_terms_has_no_tech_clause():
+    body = bm25_body("join two paths", tech_query="", candidate_k=10, filters=[], title_boost=0.5, tech_boost=2.0)
+    assert body["query"]["bool"]["should"] == [
+        {"match": {"text": {"query": "join two paths"}}},
+        {"match": {"title": {"query": "join two paths", "boost": 0.5}}},
+    ]
+
+
+def test_knn_body_prefilters_inside_knn():
+    body = knn_body([0.1, 0.2], candidate_k=20, num_candidates=100, filters=[{"terms": {"lang": ["en"]}}])
+    assert body == {
+        "size": 20,
+        "_source": list(SOURCE_FIELDS),
+        "knn": {
+            "field": "embedding",
+            "query_vector": [0.1, 0.2],
+            "k": 20,
+            "num_candidates": 100,
+            "filter": [{"terms": {"lang": ["en"]}}],
+        },
+    }
+
+
+def test_knn_body_without_filters_has_no_filter_key():
+    assert "filter" not in knn_body([1.0], candidate_k=5, num_candidates=100, filters=[])["knn"]
+
+
+def test_num_candidates_floor_factor_and_cap():
+    assert num_candidates_for(10, factor=2.0, minimum=100) == 100
+    assert num_candidates_for(200, factor=2.0, minimum=100) == 400
+    assert num_candidates_for(9000, factor=2.0, minimum=100) == 10_000
+
+
+def test_filters_become_terms_and_ranges_in_fixed_order():
+    after = datetime(2026, 1, 1, tzinfo=UTC)
+    before = datetime(2026, 6, 1, tzinfo=UTC)
+    clauses = filter_clauses(
+        Filters(tags=("a", "b"), tenants=("t1",), sources=("docs",), indexed_after=after, indexed_before=before)
+    )
+    assert clauses == [
+        {"terms": {"source": ["docs"]}},
+        {"terms": {"tags": ["a", "b"]}},
+        {"terms": {"tenant": ["t1"]}},
+        {"range": {"indexed_at": {"gte": "2026-01-01T00:00:00+00:00", "lt": "2026-06-01T00:00:00+00:00"}}},
+    ]
+
+
+def test_empty_filters_are_no_clauses():
+    assert filter_clauses(Filters()) == []

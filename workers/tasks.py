@@ -1,0 +1,90 @@
+"""Celery tasks: thin, idempotent, late-acked; only transient errors are retried, with bounded backoff."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+from celery import Celery, Task
+from redis import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from search_platform.backends.elasticsearch.client import build_client
+from search_platform.config import Settings
+from search_platform.domain.errors import BackendUnavailableError
+from search_platform.embeddings.factory import build_embedder
+from search_platform.ingestion.batch import IngestContext, ingest_documents
+from search_platform.ingestion.jobs import JobStore
+from workers.celery_app import INGEST_TASK
+
+TRANSIENT_ERRORS = (BackendUnavailableError, RedisConnectionError, RedisTimeoutError)
+
+
+class WorkerResources:
+    """Clients and model of one worker process, built on first use (after fork, never at import)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+
+    @cached_property
+    def context(self) -> IngestContext:
+        """Elasticsearch client and embedder for ingestion."""
+        return IngestContext(
+            settings=self._settings,
+            client=build_client(self._settings.elasticsearch),
+            embedder=build_embedder(self._settings.embedding),
+        )
+
+    @cached_property
+    def store(self) -> JobStore:
+        """The job-status store."""
+        return JobStore(Redis.from_url(self._settings.redis.url), ttl_s=self._settings.redis.job_ttl_s)
+
+
+def register_tasks(app: Celery) -> None:
+    """Attach the ingestion task to app, reading settings from app.conf.sp_settings."""
+    settings: Settings = app.conf.sp_settings
+    retry = settings.ingestion
+    resources = WorkerResources(settings)
+
+    class IngestTask(Task):  # type: ignore[misc]
+        def on_failure(self, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
+            """Retry budget spent or a bug: the batch's documents fail with the reason, never silently."""
+            job_id, number = args
+            store = resources.store
+            try:
+                _, documents = store.load_batch(job_id, number)
+                doc_ids = [d.doc_id for d in documents]
+            except Exception:  # the payload itself may be what is missing
+                doc_ids = []
+            store.fail_batch(job_id, doc_ids, f"batch {number} failed: {exc}")
+
+    @app.task(  # type: ignore[untyped-decorator]
+        name=INGEST_TASK,
+        base=IngestTask,
+        bind=True,
+        acks_late=True,
+        autoretry_for=TRANSIENT_ERRORS,
+        max_retries=retry.task_max_retries,
+        retry_backoff=retry.task_backoff_s or False,
+        retry_backoff_max=int(retry.task_backoff_max_s),
+        retry_jitter=True,
+    )
+    def ingest_batch(self: Task, job_id: str, batch_number: int) -> dict[str, int]:
+        """Ingest one stored batch of a job and record the outcome per document."""
+        store = resources.store
+        store.mark_running(job_id)
+        index, documents = store.load_batch(job_id, batch_number)
+        report = ingest_documents(documents, index=index, ctx=resources.context)
+        store.record(job_id, report)
+        return {"documents": len(report.written), "failed": len(report.errors)}
+
+
+def create_worker_app(settings: Settings) -> Celery:
+    """The Celery app with tasks registered, for `search-platform worker`."""
+    from workers.celery_app import create_celery
+
+    app = create_celery(settings)
+    register_tasks(app)
+    return app
