@@ -17,7 +17,7 @@ import httpx
 from infra import es_install
 from infra.errors import InfraError
 from infra.health import ServiceStatus
-from infra.process import await_healthy, live_pid, run, tail, terminate
+from infra.process import await_healthy, describe_log, live_pid, run, terminate
 from infra.system import chown_tree, ensure_system_user, loopback_port, make_dir, write_file
 from search_platform.config import Settings
 
@@ -234,7 +234,7 @@ def _launch(settings: Settings, paths: EsPaths) -> None:
             timeout_s=settings.infra.start_timeout_s,
         )
     except InfraError as error:
-        raise InfraError(f"{error}\nlast lines of {paths.log_file}:\n{tail(paths.log_file)}") from error
+        raise InfraError(f"Elasticsearch failed to start: {describe_log(paths.log_file)}\n{error}") from error
 
 
 def _ready_adopting_password(settings: Settings) -> bool:

@@ -14,6 +14,8 @@ from infra.errors import InfraError
 
 log = logging.getLogger(__name__)
 
+OUTPUT_LIMIT = 2000  # characters of a failed command's output kept in the error
+
 
 def run(
     command: Sequence[str | os.PathLike[str]],
@@ -40,7 +42,7 @@ def run(
     except (OSError, subprocess.TimeoutExpired) as error:
         raise InfraError(f"{argv[0]} failed: {error}") from error
     if done.returncode != 0:
-        output = (done.stdout + done.stderr).strip()[-4000:]
+        output = (done.stdout + done.stderr).strip()[-OUTPUT_LIMIT:]
         raise InfraError(f"`{' '.join(argv)}` exited with {done.returncode}:\n{output}")
     return done.stdout
 
@@ -111,6 +113,22 @@ def tail(path: Path, *, lines: int = 30) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+ERROR_MARKERS = ("[ERROR]", "[FATAL]", " # ", "Caused by:", "Exception:")  # ES records; " # " is a Redis warning
+
+
+def error_lines(text: str, *, limit: int = 8) -> list[str]:
+    """The last `limit` lines of a log excerpt that name an error (ERROR/FATAL records, exceptions, causes)."""
+    found = [line.strip() for line in text.splitlines() if any(mark in line for mark in ERROR_MARKERS)]
+    return found[-limit:]
+
+
+def describe_log(path: Path, *, lines: int = 20) -> str:
+    """The error lines of a log's recent part, then its last lines: what to put in an InfraError."""
+    errors = error_lines(tail(path, lines=400))
+    summary = "\n".join(errors) if errors else "(no error lines)"
+    return f"errors in {path}:\n{summary}\nlast {lines} lines of {path}:\n{tail(path, lines=lines)}"
+
+
 def await_healthy(
     name: str,
     *,
@@ -125,9 +143,7 @@ def await_healthy(
     while not healthy():
         waited = time.monotonic() - started
         if waited > grace_s and not alive():
-            raise InfraError(f"{name} exited while starting; last lines of {log_file}:\n{tail(log_file)}")
+            raise InfraError(f"{name} exited while starting; {describe_log(log_file)}")
         if waited > timeout_s:
-            raise InfraError(
-                f"{name} not healthy after {timeout_s:.0f}s; last lines of {log_file}:\n{tail(log_file)}"
-            )
+            raise InfraError(f"{name} not healthy after {timeout_s:.0f}s; {describe_log(log_file)}")
         time.sleep(0.5)

@@ -33,30 +33,37 @@ def api_url(settings: Settings) -> str:
 
 
 @app.command()
-def up() -> None:
-    """Install (first time), start and wait for Elasticsearch and Redis."""
-    from infra import services
+def up(
+    with_app: Annotated[bool, typer.Option("--app", help="Also start a worker and the API in the background.")] = False,
+) -> None:
+    """Install (first time), start and wait for Elasticsearch and Redis (and, with --app, worker and API)."""
+    from infra import app_processes, services
 
     settings = settings_or_exit()
     services.up(settings)
+    if with_app:
+        app_processes.start_all(settings)
     status()
 
 
 @app.command()
 def down() -> None:
-    """Stop Elasticsearch and Redis (data is kept)."""
-    from infra import services
+    """Stop the API and worker if running, then Elasticsearch and Redis (data is kept)."""
+    from infra import app_processes, services
 
-    services.down(settings_or_exit())
+    settings = settings_or_exit()
+    app_processes.stop_all(settings)
+    services.down(settings)
 
 
 @app.command()
 def status() -> None:
     """Show each local service."""
-    from infra import services
+    from infra import app_processes, services
 
+    settings = settings_or_exit()
     table = Table("service", "running", "healthy", "pid", "detail")
-    for name, state in services.status(settings_or_exit()).items():
+    for name, state in {**services.status(settings), **app_processes.status(settings)}.items():
         table.add_row(name, str(state.running), str(state.healthy), str(state.pid or ""), state.detail)
     console.print(table)
 
@@ -121,3 +128,7 @@ def main() -> None:
         app()
     except KeyboardInterrupt:
         sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

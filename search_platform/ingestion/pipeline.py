@@ -12,8 +12,8 @@ from search_platform.domain.errors import InvalidDocumentError
 from search_platform.domain.models import Chunk, Document
 from search_platform.embeddings.base import Embedder
 from search_platform.text.chunking import chunk_blocks
-from search_platform.text.parsing import parse_blocks
-from search_platform.text.tokenizer import technical_terms
+from search_platform.text.parsing import extract_title, parse_blocks
+from search_platform.text.tokenizer import technical_index_text
 
 
 def validate_document(document: Document, *, max_bytes: int) -> None:
@@ -55,6 +55,7 @@ def chunk_document(
     )
     if not pieces:
         raise InvalidDocumentError("no text left after parsing")
+    title = document.title or extract_title(document.content, document.content_type)
     chunks = []
     for index, piece in enumerate(pieces):
         text_hash = content_hash(piece.text)
@@ -65,9 +66,9 @@ def chunk_document(
                 doc_id=document.doc_id,
                 chunk_index=index,
                 text=piece.text,
-                title=document.title,
+                title=title,
                 section=piece.section,
-                tech=" ".join(technical_terms(f"{piece.section}\n{piece.text}")),
+                tech=technical_index_text(f"{piece.section}\n{piece.text}"),
                 content_hash=text_hash,
                 source=document.source,
                 tags=document.tags,

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# README command (1): on a fresh machine, install everything, start Elasticsearch, Redis, a Celery worker
+# and the API, ingest the demo corpus (Python 3.11 docs from Debian's python3.11-doc) through Celery, and
+# answer sample queries in all three modes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/bootstrap.sh
+sp=.venv/bin/search-platform
+$sp up --app
+.venv/bin/python -c 'from pathlib import Path; from search_platform.evaluation.demo_corpus import build_demo_corpus; print(len(build_demo_corpus(Path("var/demo-corpus"))), "pages in var/demo-corpus")'
+$sp ingest var/demo-corpus
+for query in "json.JSONDecodeError" "how do I run another program and read what it prints" "shutil.copytree dirs_exist_ok"; do
+  for mode in bm25 semantic hybrid; do
+    $sp query "$query" --mode "$mode" --top-k 5
+  done
+done
+echo "The platform is up: API on http://127.0.0.1:8000 (docs at /docs). Stop it with: $sp down"

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# README command (2): install what is needed, start Elasticsearch and Redis, lint, type-check and run the
+# whole test suite (unit + integration against the real services; the tests start their own worker and API).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/bootstrap.sh
+.venv/bin/search-platform up
+.venv/bin/ruff check .
+.venv/bin/mypy search_platform workers infra
+.venv/bin/pytest -p no:cacheprovider "$@"

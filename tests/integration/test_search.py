@@ -1,0 +1,136 @@
+"""Search in all three modes against real Elasticsearch, through the API and the SDK."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from search_platform.client import InvalidRequestError, NotFoundError, SearchClient
+from tests.integration.corpus import DOCUMENTS
+
+pytestmark = pytest.mark.integration
+
+IDENTIFIER_QUERY = "KX9ZQ4471"
+PARAPHRASE_QUERY = "how should I hydrate vegetable plants when it is very warm outside"
+
+
+@pytest.fixture(scope="module")
+def corpus_index(api: str):
+    alias = "sp-test-search-corpus"
+    with SearchClient(api, timeout_s=60) as sdk:
+        job = sdk.ingest(DOCUMENTS, index=alias)
+        assert sdk.wait_for_job(job.job_id, timeout_s=300).state == "done"
+    yield alias
+    from search_platform.backends.elasticsearch.mappings import delete_index
+    from search_platform.backends.elasticsearch.client import build_client
+    from search_platform.config import load_settings
+
+    es = build_client(load_settings().elasticsearch)
+    delete_index(es, alias=alias)
+    es.close()
+
+
+def doc_ids(response) -> list[str]:
+    return [hit.doc_id for hit in response.hits]
+
+
+def test_identifier_found_only_by_bm25_comes_back_from_hybrid(client, corpus_index):
+    bm25 = client.search(IDENTIFIER_QUERY, mode="bm25", index=corpus_index, top_k=2, candidate_k=2)
+    semantic = client.search(IDENTIFIER_QUERY, mode="semantic", index=corpus_index, top_k=2, candidate_k=2)
+    assert doc_ids(bm25)[0] == "cabinet-parts"
+    assert "cabinet-parts" not in doc_ids(semantic)
+    hybrid = client.search(IDENTIFIER_QUERY, mode="hybrid", index=corpus_index, top_k=4, candidate_k=2)
+    hit = next(h for h in hybrid.hits if h.doc_id == "cabinet-parts")
+    assert set(hit.legs) == {"bm25"}
+    assert hit.legs["bm25"].rank == 1
+
+
+def test_paraphrase_found_only_by_dense_comes_back_from_hybrid(client, corpus_index):
+    bm25 = client.search(PARAPHRASE_QUERY, mode="bm25", index=corpus_index, top_k=2, candidate_k=2)
+    semantic = client.search(PARAPHRASE_QUERY, mode="semantic", index=corpus_index, top_k=2, candidate_k=2)
+    assert "tomatoes" not in doc_ids(bm25)
+    assert doc_ids(semantic)[0] == "tomatoes"
+    hybrid = client.search(PARAPHRASE_QUERY, mode="hybrid", index=corpus_index, top_k=4, candidate_k=2)
+    hit = next(h for h in hybrid.hits if h.doc_id == "tomatoes")
+    assert set(hit.legs) == {"dense"}
+
+
+def test_hybrid_score_is_rrf_of_leg_ranks(client, corpus_index):
+    response = client.search("file paths os.path.join", mode="hybrid", index=corpus_index, rrf_k=60)
+    assert response.rrf_k == 60
+    for hit in response.hits:
+        expected = sum(1 / (60 + leg.rank) for leg in hit.legs.values())
+        assert hit.score == pytest.approx(expected)
+    assert [h.rank for h in response.hits] == list(range(1, len(response.hits) + 1))
+    assert doc_ids(response)[0] == "python-paths"
+
+
+@pytest.mark.parametrize("mode", ["bm25", "semantic", "hybrid"])
+def test_filters_restrict_every_leg(client, corpus_index, mode):
+    response = client.search("error timeout retry paths", mode=mode, index=corpus_index,
+                             filters={"tags": ["python"]}, top_k=10)
+    assert response.hits
+    assert set(doc_ids(response)) <= {"python-paths", "network-errors"}
+    tenant = client.search("error timeout", mode=mode, index=corpus_index, filters={"tenants": ["nobody"]})
+    assert tenant.hits == []
+
+
+def test_technical_terms_match_split_and_whole(client, corpus_index):
+    for query in ("ERR_NETWORK_TIMEOUT_504", "network timeout 504", "CVE-2024-12345", "TypeScript 5.7"):
+        response = client.search(query, mode="bm25", index=corpus_index, top_k=1)
+        assert doc_ids(response)[0] in {"network-errors", "release-notes"}, query
+
+
+def test_search_on_missing_index_is_404(client):
+    with pytest.raises(NotFoundError):
+        client.search("anything", index="sp-test-does-not-exist")
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"query": ""}, "query"),
+        ({"query": "   "}, "query"),
+        ({"query": "x", "mode": "fuzzy"}, "mode"),
+        ({"query": "x", "top_k": 0}, "top_k"),
+        ({"query": "x", "top_k": 5000}, "top_k"),
+        ({"query": "x", "filters": {"colour": ["red"]}}, "filters.colour"),
+        ({"query": "x", "index": "../etc"}, "index"),
+        ({"query": 42}, "query"),
+    ],
+)
+def test_bad_requests_get_422_naming_the_field(api, body, field):
+    response = httpx.post(f"{api}/v1/search", json=body, timeout=10)
+    assert response.status_code == 422
+    payload = response.json()
+    assert payload["error"] == "invalid_request"
+    assert any(detail["field"] == field for detail in payload["details"]), payload
+
+
+def test_limits_from_settings_get_422(client, corpus_index):
+    with pytest.raises(InvalidRequestError, match="characters"):
+        client.search("word " * 1000, index=corpus_index)
+    with pytest.raises(InvalidRequestError, match="top_k"):
+        client.search("x", top_k=500, index=corpus_index)
+    with pytest.raises(InvalidRequestError, match="candidate_k"):
+        client.search("x", top_k=20, candidate_k=5, index=corpus_index)
+
+
+def test_malformed_json_is_422(api):
+    response = httpx.post(f"{api}/v1/search", content=b"{not json", headers={"content-type": "application/json"})
+    assert response.status_code == 422
+
+
+def test_healthz_reports_each_dependency(client):
+    body = client.health()
+    assert body["status"] == "ok"
+    assert body["dependencies"]["elasticsearch"]["ok"] is True
+    assert body["dependencies"]["redis"]["ok"] is True
+
+
+async def test_async_sdk_round_trip(api, corpus_index):
+    from search_platform.client import AsyncSearchClient
+
+    async with AsyncSearchClient(api) as sdk:
+        response = await sdk.search("sourdough starter", mode="hybrid", index=corpus_index)
+    assert response.hits[0].doc_id == "bread"

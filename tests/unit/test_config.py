@@ -1,0 +1,49 @@
+import pytest
+
+from search_platform.config import SettingsError, load_settings
+
+
+def test_missing_password_names_the_env_var(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SP_ELASTICSEARCH__PASSWORD", raising=False)
+    with pytest.raises(SettingsError, match="SP_ELASTICSEARCH__PASSWORD"):
+        load_settings()
+
+
+def test_bad_value_names_the_setting(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SP_ELASTICSEARCH__PASSWORD", "a-long-enough-password")
+    monkeypatch.setenv("SP_RETRIEVAL__TOP_K", "0")
+    with pytest.raises(SettingsError, match="SP_RETRIEVAL__TOP_K"):
+        load_settings()
+
+
+def test_nested_env_and_secret(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SP_ELASTICSEARCH__PASSWORD", "a-long-enough-password")
+    monkeypatch.setenv("SP_RETRIEVAL__RRF_K", "30")
+    settings = load_settings()
+    assert settings.retrieval.rrf_k == 30
+    assert "a-long-enough-password" not in repr(settings)
+
+
+def test_dotenv_file_is_read(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SP_ELASTICSEARCH__PASSWORD", raising=False)
+    (tmp_path / ".env").write_text("SP_ELASTICSEARCH__PASSWORD=from-dotenv-file-123\n")
+    assert load_settings().elasticsearch.password.get_secret_value() == "from-dotenv-file-123"
+
+
+def test_prod_refuses_weak_password(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SP_ELASTICSEARCH__PASSWORD", "short")
+    monkeypatch.setenv("SP_ENVIRONMENT", "prod")
+    with pytest.raises(SettingsError, match="16 characters"):
+        load_settings()
+
+
+def test_overlap_must_be_smaller_than_chunk(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SP_ELASTICSEARCH__PASSWORD", "a-long-enough-password")
+    with pytest.raises(SettingsError, match="overlap"):
+        load_settings(chunking={"max_tokens": 32, "overlap_tokens": 32})
