@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 NAME = "elasticsearch"
 CLUSTER_NAME = "search-platform"
 NODE_NAME = "search-platform-1"
+BUILTIN_USER = "elastic"  # its password is the keystore's bootstrap.password
 PROCESS_MARKER = "org.elasticsearch.bootstrap.Elasticsearch"
 READY_STATUSES = frozenset({"yellow", "green"})
 PROBE_TIMEOUT_S = 5.0
@@ -189,6 +190,8 @@ def stop(settings: Settings, *, timeout_s: float = STOP_TIMEOUT_S) -> None:
 def prepare(settings: Settings) -> EsPaths:
     """Install the distribution, create the user and directories, write the config and keystore."""
     infra = settings.infra
+    if settings.elasticsearch.username != BUILTIN_USER:
+        raise InfraError(f"the local node only has the built-in {BUILTIN_USER!r} user; set SP_ELASTICSEARCH__USERNAME")
     if not (infra.java_home / "bin" / "java").is_file():
         raise InfraError(f"no Java at {infra.java_home}: install a JDK 21+ and set SP_INFRA__JAVA_HOME")
     ensure_system_user(infra.es_user)

@@ -26,3 +26,7 @@ if [ ! -f .env ] || ! grep -q '^SP_ELASTICSEARCH__PASSWORD=' .env; then
   echo "SP_ELASTICSEARCH__PASSWORD=$password" >> .env
   echo "bootstrap: wrote a generated Elasticsearch password to .env"
 fi
+if ! grep -q '^SP_KIBANA_SYSTEM_PASSWORD=' .env; then
+  umask 077
+  echo "SP_KIBANA_SYSTEM_PASSWORD=$(.venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(24))')" >> .env
+fi

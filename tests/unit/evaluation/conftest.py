@@ -12,6 +12,11 @@ from search_platform.evaluation.runner import RankedDoc, run_evaluation
 CATEGORIES = ("exact_match", "conceptual", "mixed")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the marker for the one test that loads the real embedding model."""
+    config.addinivalue_line("markers", "slow: loads the real all-MiniLM-L6-v2 model (20-45 s, mostly imports)")
+
+
 @dataclass
 class ScriptedSystem:
     """Returns a fixed chunk ranking per query text and records the top_k it was asked for."""

@@ -52,7 +52,7 @@ def test_input_validation():
         paired_bootstrap([], [])
 
 
-def _per_query(values):
+def _per_query(values: list[float]) -> dict[str, dict[str, float]]:
     return {f"q{i}": {"ndcg_at_10": v, "mrr": v} for i, v in enumerate(values)}
 
 

