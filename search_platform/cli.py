@@ -122,6 +122,36 @@ def query(
     print_results(console, response)
 
 
+@app.command("eval")
+def evaluate(
+    dataset: Annotated[Path, typer.Option(exists=True, help="Golden-set JSON file or BEIR-format directory.")],
+    corpus: Annotated[Path | None, typer.Option(help="Corpus directory for a golden-set file.")] = None,
+    modes: Annotated[str, typer.Option(help="Comma-separated: bm25,semantic,hybrid.")] = "bm25,semantic,hybrid",
+    peer: Annotated[str | None, typer.Option(help="Also run a peer stack: seed.")] = None,
+    json_out: Annotated[Path | None, typer.Option(help="Where to write the JSON report.")] = None,
+    report_dir: Annotated[Path | None, typer.Option(help="Directory for Markdown and PNG reports.")] = None,
+) -> None:
+    """Evaluate retrieval quality and latency per mode (and the seed peer) on a dataset."""
+    from search_platform.cli_eval import EvalOptions, parse_modes, print_report, run_eval
+    from search_platform.domain.errors import SearchPlatformError
+
+    settings = settings_or_exit()
+    if peer not in (None, "seed"):
+        raise typer.BadParameter(f"unknown peer {peer!r}: the only peer is 'seed'")
+    try:
+        options = EvalOptions(dataset, corpus, parse_modes(modes), peer, json_out, report_dir)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from error
+    try:
+        report, paths = run_eval(settings, options)
+    except SearchPlatformError as error:
+        console.print(f"[red]{error}[/red]")
+        raise typer.Exit(1) from error
+    print_report(report)
+    for path in paths:
+        console.print(f"wrote {path}")
+
+
 def main() -> None:
     """Console-script entry point."""
     try:

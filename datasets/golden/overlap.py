@@ -25,20 +25,19 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from search_platform.domain.models import ContentType
-from search_platform.evaluation.demo_corpus import DEFAULT_DOCS_ROOT, DEMO_PAGES, page_text
-from search_platform.text.parsing import extract_title
+from search_platform.evaluation.demo_corpus import DEFAULT_DOCS_ROOT, DEMO_PAGES, PageText, read_page
 
 GOLDEN = Path(__file__).with_name("python-docs.json")
 CATEGORIES = ("exact_match", "conceptual", "mixed")
 MAX_CONCEPTUAL_TITLE_WORDS = 1
-STOPWORDS = frozenset(
+_STOPWORD_LIST = (
     "a about after all also an and any are as at be because been before being but by can could did do does "
     "doing done each for from get gets getting had has have how i if in into is it its just let like make me "
     "more most my no not of on one only or other our out over own same should so some such than that the their "
     "them then there these they this those to too up use using very was way we were what when where which while "
-    "who why will with without would you your".split()
+    "who why will with without would you your"
 )
+STOPWORDS = frozenset(_STOPWORD_LIST.split())
 _WORD = re.compile(r"[a-z0-9_]+")
 _ES_PLURALS = ("sses", "shes", "ches", "xes", "zes")
 
@@ -79,14 +78,14 @@ class QueryOverlap:
     title_shared: tuple[str, ...]
 
 
-def load_pages(docs_root: Path) -> dict[str, Page]:
-    """Vocabulary and title words of every demo page."""
-    pages = {}
-    for doc_id in DEMO_PAGES:
-        path = docs_root / doc_id
-        title = extract_title(path.read_text(encoding="utf-8"), ContentType.HTML)
-        pages[doc_id] = Page(frozenset(content_words(page_text(path))), frozenset(content_words(title)))
-    return pages
+def page_vocabulary(page: PageText) -> Page:
+    """The content words of a page's text and of its title."""
+    return Page(frozenset(content_words(page.text)), frozenset(content_words(page.title)))
+
+
+def read_pages(docs_root: Path) -> dict[str, PageText]:
+    """Title and text of every demo page."""
+    return {doc_id: read_page(docs_root / doc_id) for doc_id in DEMO_PAGES}
 
 
 def answer_pages(item: dict[str, Any]) -> list[str]:
@@ -97,7 +96,7 @@ def answer_pages(item: dict[str, Any]) -> list[str]:
 
 
 def measure(golden: list[dict[str, Any]], pages: dict[str, Page]) -> list[QueryOverlap]:
-    """The overlap of each query with the answer page that shares most of its words."""
+    """Each query's overlap with the answer page sharing most of its words, and its largest answer-title overlap."""
     document_frequency = Counter(word for page in pages.values() for word in page.words)
     idf = {w: math.log((len(pages) + 1) / (document_frequency[w] + 0.5)) for w in document_frequency}
     unseen_idf = math.log((len(pages) + 1) / 0.5)
@@ -105,36 +104,28 @@ def measure(golden: list[dict[str, Any]], pages: dict[str, Page]) -> list[QueryO
     for item in golden:
         words = set(content_words(item["query"]))
         weight = sum(idf.get(w, unseen_idf) for w in words) or 1.0
-        candidates = []
-        for doc_id in answer_pages(item):
-            page = pages[doc_id]
-            shared = words & page.words
-            candidates.append(
-                QueryOverlap(
-                    query=item["query"],
-                    category=item["category"],
-                    page=doc_id,
-                    text_overlap=len(shared) / max(len(words), 1),
-                    weighted_overlap=sum(idf[w] for w in shared) / weight,
-                    title_shared=tuple(sorted(words & page.title_words)),
-                )
-            )
-        results.append(max(candidates, key=lambda c: (c.text_overlap, c.weighted_overlap)))
+
+        def score(doc_id: str, words: set[str] = words, weight: float = weight) -> tuple[float, float]:
+            shared = words & pages[doc_id].words
+            return len(shared) / max(len(words), 1), sum(idf[w] for w in shared) / weight
+
+        answers = answer_pages(item)
+        best = max(answers, key=score)
+        title_shared = max((tuple(sorted(words & pages[d].title_words)) for d in answers), key=len)
+        results.append(QueryOverlap(item["query"], item["category"], best, *score(best), title_shared))
     return results
 
 
 def title_violations(results: list[QueryOverlap]) -> list[QueryOverlap]:
-    """Conceptual queries sharing more than the allowed number of content words with their page's title."""
-    return [
-        r for r in results if r.category == "conceptual" and len(r.title_shared) > MAX_CONCEPTUAL_TITLE_WORDS
-    ]
+    """Conceptual queries sharing more than the allowed number of content words with an answer page's title."""
+    return [r for r in results if r.category == "conceptual" and len(r.title_shared) > MAX_CONCEPTUAL_TITLE_WORDS]
 
 
-def report(results: list[QueryOverlap], pages: dict[str, Page], docs_root: Path) -> str:
+def report(results: list[QueryOverlap], texts: dict[str, PageText]) -> str:
     """A plain-text report: corpus size, then overlap per category."""
-    total_chars = sum(len(page_text(docs_root / doc_id)) for doc_id in pages)
+    total_chars = sum(len(page.text) for page in texts.values())
     lines = [
-        f"corpus: {len(pages)} pages, {total_chars:,} characters of main-body text",
+        f"corpus: {len(texts)} pages, {total_chars:,} characters of main-body text",
         "",
         f"{'category':<12} {'queries':>7} {'text overlap':>13} {'idf-weighted':>13} {'title words':>12}",
     ]
@@ -155,9 +146,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--docs-root", type=Path, default=DEFAULT_DOCS_ROOT)
     parser.add_argument("--per-query", action="store_true", help="also list every query's figures")
     args = parser.parse_args(argv)
-    pages = load_pages(args.docs_root)
+    texts = read_pages(args.docs_root)
+    pages = {doc_id: page_vocabulary(page) for doc_id, page in texts.items()}
     results = measure(json.loads(args.golden.read_text(encoding="utf-8")), pages)
-    print(report(results, pages, args.docs_root))
+    print(report(results, texts))
     if args.per_query:
         for r in sorted(results, key=lambda r: (r.category, -r.weighted_overlap)):
             print(f"{r.category:<12} {r.text_overlap:.2f} {r.weighted_overlap:.2f} {r.query!r} -> {r.page}")

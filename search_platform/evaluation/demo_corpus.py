@@ -8,6 +8,7 @@ document id everywhere is its path relative to the docs root, e.g. "library/json
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 from search_platform.domain.models import ContentType
@@ -109,7 +110,16 @@ def build_demo_corpus(dest: Path, *, docs_root: Path = DEFAULT_DOCS_ROOT) -> lis
     return copied
 
 
-def page_text(path: Path) -> str:
-    """The text of an HTML page as ingestion sees it: its main-content blocks, one per line."""
+@dataclass(frozen=True, slots=True)
+class PageText:
+    """A docs page as ingestion sees it: its first heading and its main-content blocks, one per line."""
+
+    title: str
+    text: str
+
+
+def read_page(path: Path) -> PageText:
+    """Parse an HTML page once into its title and indexed text."""
     blocks = parse_blocks(path.read_text(encoding="utf-8"), ContentType.HTML)
-    return "\n".join(block.text for block in blocks)
+    title = next((block.text for block in blocks if block.is_heading), "")
+    return PageText(title=title, text="\n".join(block.text for block in blocks))

@@ -1,0 +1,90 @@
+"""The platform under evaluation: its corpus ingested through Celery into an index of its own, its three
+modes searched in-process through the same SearchService the API uses."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+
+from celery import Celery
+from redis import Redis
+
+from search_platform.backends.elasticsearch.client import build_client
+from search_platform.backends.elasticsearch.mappings import MAPPING_VERSION, delete_index
+from search_platform.config import Settings
+from search_platform.domain.errors import SearchPlatformError
+from search_platform.domain.models import Document, SearchMode
+from search_platform.evaluation.runner import RankedDoc
+from search_platform.ingestion.jobs import JobState, JobStore, submit, wait_for
+from search_platform.service.search_service import SearchParams, SearchService
+from workers.celery_app import enqueue_batch
+
+
+class EvaluationSetupError(SearchPlatformError):
+    """The platform is not ready to be evaluated (no worker, ingestion failed)."""
+
+
+def corpus_fingerprint(corpus: Sequence[Document], settings: Settings) -> str:
+    """Identifies what an evaluation index holds: the documents and everything that shapes their chunks."""
+    digest = hashlib.sha256()
+    shape = {"chunking": settings.chunking.model_dump(), "embedding": str(settings.embedding.model_path),
+             "mapping": MAPPING_VERSION, "es": settings.elasticsearch.model_dump(exclude={"password"})}
+    digest.update(json.dumps(shape, sort_keys=True, default=str).encode())
+    for document in sorted(corpus, key=lambda d: d.doc_id):
+        digest.update(f"{document.doc_id}\x1f{document.title}\x1f{document.content}\x1e".encode())
+    return digest.hexdigest()[:16]
+
+
+def ensure_evaluation_index(
+    settings: Settings, corpus: Sequence[Document], celery: Celery, *, timeout_s: float = 7200.0
+) -> str:
+    """Ingest the corpus through the normal Celery pipeline into sp-eval-<fingerprint>, unless already done."""
+    alias = f"sp-eval-{corpus_fingerprint(corpus, settings)}"
+    redis: Redis[bytes] = Redis.from_url(settings.redis.url)
+    marker = f"sp:eval:{alias}"
+    es = build_client(settings.elasticsearch)
+    try:
+        if redis.get(marker) == b"done" and es.indices.exists_alias(name=alias):
+            return alias
+        if not celery.control.ping(timeout=2.0):
+            raise EvaluationSetupError("no Celery worker answers: start one with `search-platform up --app`")
+        delete_index(es, alias=alias)
+        store = JobStore(redis, ttl_s=settings.redis.job_ttl_s)
+        job_id = submit(store, partial(enqueue_batch, celery), list(corpus), index=alias,
+                        per_batch=settings.ingestion.documents_per_task)
+        status = wait_for(store, job_id, timeout_s=timeout_s)
+        if status.state is not JobState.DONE or status.documents_done == 0:
+            first_errors = dict(list(status.errors.items())[:5])
+            raise EvaluationSetupError(f"ingesting the corpus ended {status.state}: {first_errors}")
+        redis.set(marker, "done")
+        return alias
+    finally:
+        es.close()
+        redis.close()
+
+
+@dataclass
+class PlatformSystem:
+    """One search mode of the platform as a RetrievalSystem for the runner."""
+
+    mode: SearchMode
+    service: SearchService
+    index: str
+    loop: asyncio.AbstractEventLoop
+    chunk_k: int = 100
+
+    @property
+    def name(self) -> str:
+        """bm25, semantic or hybrid."""
+        return self.mode.value
+
+    def search(self, query: str, *, top_k: int) -> list[RankedDoc]:
+        """Chunk hits, deep enough that top_k distinct documents survive the collapse."""
+        depth = max(top_k, self.chunk_k)
+        params = SearchParams(query=query, mode=self.mode, top_k=depth, candidate_k=depth, index=self.index)
+        _, result = self.loop.run_until_complete(self.service.search(params))
+        return [RankedDoc(doc_id=str(hit.source["doc_id"]), score=hit.score) for hit in result.hits]
