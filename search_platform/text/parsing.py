@@ -28,6 +28,7 @@ _THEMATIC_BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 _LIST_CONTINUATION = re.compile(r"(?: {2,}|\t)\S")
 _TAG = re.compile(r"<[^<>]*>")
+_MARKUP = re.compile(r"""</?[A-Za-z][^<>"']*(?:(?:"[^"<]*"|'[^'<]*')[^<>"']*)*>|<[!?][^<>]*>""")
 _SPHINX_TITLE_SEPARATOR = " \u2014 "
 
 _HEADING_LEVELS = {f"h{level}": level for level in range(1, 7)}
@@ -195,12 +196,36 @@ def _html_segments(content: str) -> _Parsed:
     """Text blocks of an HTML page, main content only when the page marks it; best effort on bad markup."""
     parser = _BlockHTMLParser()
     try:
-        parser.feed(content)
+        parser.feed(_escape_stray_brackets(content))
         parser.close()
     except (AssertionError, ValueError):
         return _text_segments(html.unescape(_TAG.sub("\n\n", content)))
     title = _sphinx_title(collapse_whitespace(parser.title))
     return _Parsed(parser.segments(), title)
+
+
+def _escape_stray_brackets(content: str) -> str:
+    """Escape every < that does not start well-formed markup; drop an unclosed comment and what follows.
+
+    html.parser rescans to the end of the input for each malformed tag (quadratic time on hostile pages); after
+    this pass every tag it sees ends at the next >, and this pass itself is linear.
+    """
+    out: list[str] = []
+    position = 0
+    while (start := content.find("<", position)) >= 0:
+        out.append(content[position:start])
+        if content.startswith("<!--", start):
+            end = content.find("-->", start + 4)
+            position = len(content) if end < 0 else end + 3
+            out.append(content[start:position] if end >= 0 else "")
+        elif markup := _MARKUP.match(content, start):
+            out.append(markup.group())
+            position = markup.end()
+        else:
+            out.append("&lt;")
+            position = start + 1
+    out.append(content[position:])
+    return "".join(out)
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,7 +58,8 @@ LONG_DOCUMENT: dict[str, object] = {
     "title": "A long guide",
     "content_type": "markdown",
     "content": "\n\n".join(
-        f"## Section {n}\n\n" + " ".join(f"Paragraph {n} sentence {s} talks about topic {n * 7 + s}." for s in range(12))
+        f"## Section {n}\n\n"
+        + " ".join(f"Paragraph {n} sentence {s} talks about topic {n * 7 + s}." for s in range(12))
         for n in range(1, 7)
     ),
     "source": "guides",

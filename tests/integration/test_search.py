@@ -21,8 +21,8 @@ def corpus_index(api: str):
         job = sdk.ingest(DOCUMENTS, index=alias)
         assert sdk.wait_for_job(job.job_id, timeout_s=300).state == "done"
     yield alias
-    from search_platform.backends.elasticsearch.mappings import delete_index
     from search_platform.backends.elasticsearch.client import build_client
+    from search_platform.backends.elasticsearch.mappings import delete_index
     from search_platform.config import load_settings
 
     es = build_client(load_settings().elasticsearch)
