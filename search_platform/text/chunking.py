@@ -3,7 +3,8 @@
 Token counts are taken per piece (paragraph, sentence or word window) and summed: for WordPiece tokenizers the
 count of `a + whitespace + b` equals count(a) + count(b), because pre-tokenization splits on whitespace first.
 Each finished chunk is counted once more as a whole, and if a non-additive tokenizer pushed it over the limit its
-last pieces move to the next chunk, so no chunk ever exceeds max_tokens. About two count calls per token of input.
+last pieces move to the next chunk, so no chunk ever exceeds max_tokens. So each input token is counted about
+twice (in its piece, then in its chunk) plus the overlap: linear, never a recount per appended piece.
 """
 
 from __future__ import annotations
@@ -229,6 +230,8 @@ class _Packer:
     def _tail(self, pieces: list[_Piece], budget: int) -> list[_Piece]:
         """Trailing whole pieces within budget tokens; if not even the last fits, its trailing sentences or words."""
         tail: list[_Piece] = []
+        if budget <= 0:
+            return tail
         for piece in reversed(pieces):
             if piece.tokens > budget:
                 if not tail:

@@ -168,8 +168,7 @@ class _MarkdownReader:
         continues_list = _LIST_ITEM.match(line) is not None or _LIST_CONTINUATION.match(line) is not None
         if self.after_blank and not continues_list:
             self.finish()
-        if not self.lines:
-            self.in_list = _LIST_ITEM.match(line) is not None
+        self.in_list = self.in_list or _LIST_ITEM.match(line) is not None
         self.after_blank = False
         self.lines.append(line)
 
