@@ -26,7 +26,10 @@ class SentenceTransformerEmbedder:
         path = model_path or packaged_model_path()
         self._model: Any = SentenceTransformer(str(path), device=device)
         self._batch_size = batch_size
-        dims = self._model.get_sentence_embedding_dimension()
+        dimension_of = getattr(self._model, "get_embedding_dimension", None) or (
+            self._model.get_sentence_embedding_dimension
+        )
+        dims = dimension_of()
         if dims is None:
             raise ValueError(f"model at {path} does not report an embedding dimension")
         self._dims = int(dims)

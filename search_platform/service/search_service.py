@@ -45,8 +45,8 @@ class SearchService:
             raise InvalidQueryError(f"top_k must be at most {limits.max_top_k}")
         if candidate_k > limits.max_candidate_k:
             raise InvalidQueryError(f"candidate_k must be at most {limits.max_candidate_k}")
-        if candidate_k < top_k:
-            raise InvalidQueryError(f"candidate_k ({candidate_k}) must be at least top_k ({top_k})")
+        if candidate_k < top_k and params.mode is not SearchMode.HYBRID:
+            raise InvalidQueryError(f"candidate_k ({candidate_k}) must be at least top_k ({top_k}) for one leg")
         return SearchRequest(
             query=query,
             mode=params.mode,

@@ -6,8 +6,24 @@ DOCUMENTS: list[dict[str, object]] = [
     {
         "doc_id": "cabinet-parts",
         "title": "Cabinet hardware catalogue",
-        "content": "Part KX9ZQ4471 fits the left rear hinge of the 2019 cabinet series. "
-        "Order it together with the matching screws from the same supplier.",
+        "content": "Our workshop restores oak furniture from the early twentieth century. Every piece is sanded by "
+        "hand, treated with linseed oil and left to cure for a week before the final wax. Replacement hinge "
+        "KX9ZQ4471 is kept in stock for the 2019 cabinet series.",
+        "tags": ["hardware"],
+        "source": "catalogue",
+    },
+    # Decoys: codes that look like KX9ZQ4471 to the embedding model but are different tokens to BM25.
+    {
+        "doc_id": "retired-codes",
+        "title": "Retired codes",
+        "content": "Codes KX9ZQ4417, KX9QZ4471 and KZ9XQ4471 are retired.",
+        "tags": ["hardware"],
+        "source": "catalogue",
+    },
+    {
+        "doc_id": "old-part-numbers",
+        "title": "Old part numbers",
+        "content": "KX9ZQ4714 and KX9ZQ7441 were replaced last year.",
         "tags": ["hardware"],
         "source": "catalogue",
     },

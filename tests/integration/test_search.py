@@ -113,7 +113,7 @@ def test_limits_from_settings_get_422(client, corpus_index):
     with pytest.raises(InvalidRequestError, match="top_k"):
         client.search("x", top_k=500, index=corpus_index)
     with pytest.raises(InvalidRequestError, match="candidate_k"):
-        client.search("x", top_k=20, candidate_k=5, index=corpus_index)
+        client.search("x", mode="bm25", top_k=20, candidate_k=5, index=corpus_index)
 
 
 def test_malformed_json_is_422(api):

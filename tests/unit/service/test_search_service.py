@@ -29,9 +29,14 @@ def test_candidate_k_default_grows_to_top_k():
         (SearchParams(query="x" * 2001), "2001 characters"),
         (SearchParams(query="q", top_k=101), "top_k"),
         (SearchParams(query="q", candidate_k=1001), "candidate_k"),
-        (SearchParams(query="q", top_k=10, candidate_k=5), "at least top_k"),
+        (SearchParams(query="q", mode=SearchMode.BM25, top_k=10, candidate_k=5), "at least top_k"),
     ],
 )
 def test_limits(params, message):
     with pytest.raises(InvalidQueryError, match=message):
         service().resolve(params)
+
+
+def test_hybrid_may_return_more_than_candidate_k_since_legs_add_up():
+    request = service().resolve(SearchParams(query="q", top_k=10, candidate_k=5))
+    assert (request.top_k, request.candidate_k) == (10, 5)
