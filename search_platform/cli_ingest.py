@@ -15,7 +15,10 @@ from search_platform.ingestion.sources import read_documents
 def run_ingest(base_url: str, path: Path, *, index: str | None, batch: int, timeout_s: float,
                console: Console, progress: Progress) -> int:
     """Ingest everything under path; returns the number of failed documents (0 = all indexed)."""
-    documents = read_documents(path)
+    read = read_documents(path)
+    documents = read.documents
+    for doc_id, reason in read.errors.items():
+        console.print(f"[red]  {doc_id}: {reason} (skipped)[/red]")
     started = time.perf_counter()
     with SearchClient(base_url, timeout_s=120) as client:
         job_ids = [client.ingest(documents[i : i + batch], index=index).job_id
@@ -23,7 +26,7 @@ def run_ingest(base_url: str, path: Path, *, index: str | None, batch: int, time
         jobs = _follow(client, job_ids, total=len(documents), timeout_s=timeout_s, progress=progress)
     elapsed = time.perf_counter() - started
     chunks = sum(job.chunks_done for job in jobs)
-    failed = sum(job.documents_failed for job in jobs)
+    failed = sum(job.documents_failed for job in jobs) + len(read.errors)
     console.print(f"{len(documents) - failed} documents, {chunks} chunks indexed in {elapsed:.1f}s "
                   f"({chunks / elapsed:.1f} chunks/s); {failed} failed")
     for job in jobs:

@@ -9,16 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from search_platform.domain.errors import SearchPlatformError
+from search_platform.domain.errors import InvalidDocumentError, SearchPlatformError
 from search_platform.domain.models import ContentType, Document
+from search_platform.ingestion.sources import read_directory
 
 UNCATEGORIZED = "uncategorized"
 GOLDEN_CATEGORIES = frozenset({"exact_match", "conceptual", "mixed"})
-CONTENT_TYPES: dict[str, ContentType] = {
-    ".html": ContentType.HTML,
-    ".htm": ContentType.HTML,
-    ".md": ContentType.MARKDOWN,
-}
 QRELS_HEADER = "query-id"
 
 
@@ -99,24 +95,19 @@ def load_beir_dir(root: Path, *, split: str = "test") -> EvalDataset:
 
 
 def load_directory_documents(root: Path) -> list[Document]:
-    """Turn every non-hidden file under `root` into a Document whose doc_id is its relative POSIX path."""
-    if not root.is_dir():
-        raise DatasetError("corpus directory does not exist", str(root))
-    documents = []
-    for file in sorted(root.rglob("*")):
-        relative = file.relative_to(root)
-        if not file.is_file() or any(part.startswith(".") for part in relative.parts):
-            continue
-        content_type = CONTENT_TYPES.get(file.suffix.lower(), ContentType.TEXT)
-        documents.append(
-            Document(
-                doc_id=relative.as_posix(),
-                content=_read_text(file),
-                content_type=content_type,
-                source=relative.as_posix(),
-            )
-        )
-    return documents
+    """Every supported file under `root` as a Document (doc_id = relative POSIX path); unreadable files are errors."""
+    try:
+        read = read_directory(root, source=root.name)
+    except InvalidDocumentError as error:
+        raise DatasetError("corpus directory does not exist", str(root)) from error
+    if read.errors:
+        doc_id, reason = next(iter(read.errors.items()))
+        raise DatasetError(reason, str(root / doc_id))
+    return [
+        Document(doc_id=raw["doc_id"], content=raw["content"], content_type=ContentType(raw["content_type"]),
+                 source=raw["source"])
+        for raw in read.documents
+    ]
 
 
 def _read_text(path: Path) -> str:

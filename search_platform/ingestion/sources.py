@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,19 +20,43 @@ CONTENT_TYPES: dict[str, ContentType] = {
 }
 
 
-def iter_directory(root: Path, *, source: str = "") -> Iterator[dict[str, Any]]:
-    """Raw documents for every supported file under root; doc_id is the POSIX path relative to root."""
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in CONTENT_TYPES):
+@dataclass(frozen=True, slots=True)
+class DirectoryRead:
+    """Raw documents read from a directory, and the files that could not be read with the reason."""
+
+    documents: list[dict[str, Any]]
+    errors: dict[str, str]
+
+
+def _is_candidate(path: Path, root: Path) -> bool:
+    relative = path.relative_to(root)
+    hidden = any(part.startswith(".") for part in relative.parts)
+    return path.is_file() and not hidden and path.suffix.lower() in CONTENT_TYPES
+
+
+def read_directory(root: Path, *, source: str = "") -> DirectoryRead:
+    """Every supported, non-hidden file under root; doc_id is its POSIX path relative to root."""
+    if not root.is_dir():
+        raise InvalidDocumentError(f"{root}: not a directory")
+    documents: list[dict[str, Any]] = []
+    errors: dict[str, str] = {}
+    for path in sorted(p for p in root.rglob("*") if _is_candidate(p, root)):
+        doc_id = path.relative_to(root).as_posix()
         try:
             content = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            content = path.read_text(encoding="utf-8", errors="replace")
-        yield {
-            "doc_id": path.relative_to(root).as_posix(),
+        except UnicodeDecodeError as error:
+            errors[doc_id] = f"not valid UTF-8 at byte {error.start}: {error.reason}"
+            continue
+        except OSError as error:
+            errors[doc_id] = f"cannot read file: {error.strerror}"
+            continue
+        documents.append({
+            "doc_id": doc_id,
             "content": content,
             "content_type": CONTENT_TYPES[path.suffix.lower()].value,
             "source": source or root.name,
-        }
+        })
+    return DirectoryRead(documents=documents, errors=errors)
 
 
 def read_json_documents(path: Path) -> list[dict[str, Any]]:
@@ -56,10 +80,10 @@ def read_json_documents(path: Path) -> list[dict[str, Any]]:
     return data
 
 
-def read_documents(path: Path) -> list[dict[str, Any]]:
-    """Raw documents from a directory or a JSON/JSONL file."""
+def read_documents(path: Path) -> DirectoryRead:
+    """Raw documents from a directory or a JSON/JSONL file, with the files that could not be read."""
     if path.is_dir():
-        return list(iter_directory(path))
+        return read_directory(path)
     if path.suffix.lower() in (".json", ".jsonl"):
-        return read_json_documents(path)
+        return DirectoryRead(documents=read_json_documents(path), errors={})
     raise InvalidDocumentError(f"{path}: expected a directory or a .json/.jsonl file")

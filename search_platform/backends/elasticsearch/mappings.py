@@ -83,7 +83,7 @@ def ensure_index(client: Elasticsearch, settings: ElasticsearchSettings, *, alia
 def swap_alias(client: Elasticsearch, *, alias: str, new_index: str) -> None:
     """Point alias at new_index atomically, removing it from every other index."""
     with translated_errors():
-        current = client.indices.get_alias(name=alias, ignore_unavailable=True)
+        current = list(client.indices.get_alias(name=alias)) if client.indices.exists_alias(name=alias) else []
         actions: list[dict[str, Any]] = [{"remove": {"index": index, "alias": alias}} for index in current]
         actions.append({"add": {"index": new_index, "alias": alias, "is_write_index": True}})
         client.indices.update_aliases(actions=actions)
@@ -92,6 +92,8 @@ def swap_alias(client: Elasticsearch, *, alias: str, new_index: str) -> None:
 def delete_index(client: Elasticsearch, *, alias: str) -> None:
     """Delete every index behind alias (tests and evaluation runs clean up with this)."""
     with translated_errors():
-        indices = list(client.indices.get_alias(name=alias, ignore_unavailable=True))
+        if not client.indices.exists_alias(name=alias):
+            return
+        indices = list(client.indices.get_alias(name=alias))
         if indices:
             client.indices.delete(index=",".join(indices), ignore_unavailable=True)
