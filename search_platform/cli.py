@@ -113,12 +113,19 @@ def query(
     mode: Annotated[str, typer.Option(help="hybrid | bm25 | semantic")] = "hybrid",
     top_k: Annotated[int, typer.Option(help="Hits to show.")] = 10,
     index: Annotated[str | None, typer.Option(help="Alias to search.")] = None,
+    fusion: Annotated[str | None, typer.Option(help="Hybrid fusion: rrf | weighted_rrf | convex | dbsf.")] = None,
+    alpha: Annotated[float | None, typer.Option(help="convex: weight of dense, in [0, 1].")] = None,
+    weight_bm25: Annotated[float | None, typer.Option(help="weighted_rrf, dbsf: weight of bm25.")] = None,
+    weight_dense: Annotated[float | None, typer.Option(help="weighted_rrf, dbsf: weight of dense.")] = None,
+    normalization: Annotated[str | None, typer.Option(help="convex: minmax | zscore.")] = None,
 ) -> None:
     """Search and print a table with each hit's rank in each leg."""
-    from search_platform.cli_query import print_results, run_query
+    from search_platform.cli_query import fusion_options, print_results, run_query
 
     settings = settings_or_exit()
-    response = run_query(api_url(settings), text, mode=mode, top_k=top_k, index=index)
+    options = fusion_options(fusion=fusion, alpha=alpha, weight_bm25=weight_bm25, weight_dense=weight_dense,
+                             normalization=normalization)
+    response = run_query(api_url(settings), text, mode=mode, top_k=top_k, index=index, fusion=options)
     print_results(console, response)
 
 

@@ -7,6 +7,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 Mode = Literal["bm25", "semantic", "hybrid"]
+Fusion = Literal["rrf", "weighted_rrf", "convex", "dbsf"]
+Normalization = Literal["minmax", "zscore"]
 
 
 class LegScore(BaseModel):
@@ -41,6 +43,7 @@ class SearchResponse(BaseModel):
     top_k: int
     candidate_k: int
     rrf_k: int
+    fusion: str
     took_ms: float
     leg_took_ms: dict[str, float]
     hits: list[Hit]
@@ -89,10 +92,13 @@ class Document(BaseModel):
 
 
 def search_payload(query: str, *, mode: Mode, top_k: int | None, candidate_k: int | None, rrf_k: int | None,
-                   filters: dict[str, Any] | None, index: str | None) -> dict[str, Any]:
+                   filters: dict[str, Any] | None, index: str | None, fusion: Fusion | None = None,
+                   weights: dict[str, float] | None = None, alpha: float | None = None,
+                   normalization: Normalization | None = None) -> dict[str, Any]:
     """The JSON body of POST /v1/search, without unset values."""
     payload: dict[str, Any] = {"query": query, "mode": mode, "top_k": top_k, "candidate_k": candidate_k,
-                               "rrf_k": rrf_k, "filters": filters, "index": index}
+                               "rrf_k": rrf_k, "filters": filters, "index": index, "fusion": fusion,
+                               "weights": weights, "alpha": alpha, "normalization": normalization}
     return {key: value for key, value in payload.items() if value is not None}
 
 

@@ -10,9 +10,11 @@ import httpx
 from search_platform.client.errors import ServiceUnavailableError, raise_for_status
 from search_platform.client.models import (
     Document,
+    Fusion,
     IngestResponse,
     Job,
     Mode,
+    Normalization,
     SearchResponse,
     ingest_payload,
     search_payload,
@@ -46,10 +48,13 @@ class SearchClient:
 
     def search(self, query: str, *, mode: Mode = "hybrid", top_k: int | None = None,
                candidate_k: int | None = None, rrf_k: int | None = None,
-               filters: dict[str, Any] | None = None, index: str | None = None) -> SearchResponse:
-        """Search in one mode."""
+               filters: dict[str, Any] | None = None, index: str | None = None,
+               fusion: Fusion | None = None, weights: dict[str, float] | None = None,
+               alpha: float | None = None, normalization: Normalization | None = None) -> SearchResponse:
+        """Search in one mode; hybrid mode fuses by `fusion` (weights, alpha, normalization tune it)."""
         body = search_payload(query, mode=mode, top_k=top_k, candidate_k=candidate_k, rrf_k=rrf_k,
-                              filters=filters, index=index)
+                              filters=filters, index=index, fusion=fusion, weights=weights, alpha=alpha,
+                              normalization=normalization)
         return SearchResponse.model_validate(self._request("POST", "/v1/search", json=body))
 
     def ingest(self, documents: list[Document] | list[dict[str, Any]], *, index: str | None = None) -> IngestResponse:

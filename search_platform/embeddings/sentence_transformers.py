@@ -58,4 +58,4 @@ class SentenceTransformerEmbedder:
 
     def count_tokens(self, text: str) -> int:
         """Wordpiece tokens of text, without [CLS]/[SEP]."""
-        return len(self._model.tokenizer(text, add_special_tokens=False)["input_ids"])
+        return len(self._model.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])

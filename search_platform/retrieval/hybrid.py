@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from search_platform.domain.models import (
     Filters,
@@ -16,7 +17,14 @@ from search_platform.domain.models import (
     SearchResult,
 )
 from search_platform.retrieval.base import LegRequest, Retriever
-from search_platform.retrieval.fusion import FUSERS, FuseFn, FusionParams
+from search_platform.retrieval.fusion import (
+    DEFAULT_ALPHA,
+    DEFAULT_NORMALIZATION,
+    FUSERS,
+    FuseFn,
+    FusionParams,
+    Normalization,
+)
 
 MODE_LEGS: dict[SearchMode, tuple[Leg, ...]] = {
     SearchMode.BM25: (Leg.BM25,),
@@ -37,6 +45,14 @@ class SearchRequest:
     rrf_k: int
     filters: Filters = Filters()
     fusion: str = "rrf"
+    weights: Mapping[Leg, float] = field(default_factory=dict)
+    alpha: float = DEFAULT_ALPHA
+    normalization: Normalization = DEFAULT_NORMALIZATION
+
+    def fusion_params(self) -> FusionParams:
+        """The parameters handed to the fusion method."""
+        return FusionParams(rrf_k=self.rrf_k, weights=self.weights, alpha=self.alpha,
+                            normalization=self.normalization)
 
 
 class HybridSearcher:
@@ -45,6 +61,11 @@ class HybridSearcher:
     def __init__(self, retrievers: dict[Leg, Retriever], fusers: dict[str, FuseFn] | None = None) -> None:
         self._retrievers = retrievers
         self._fusers = fusers if fusers is not None else FUSERS
+
+    @property
+    def fusion_methods(self) -> tuple[str, ...]:
+        """Names a request's fusion may take."""
+        return tuple(self._fusers)
 
     async def search(self, request: SearchRequest) -> SearchResult:
         """Run the mode's legs in parallel, fuse (hybrid) or pass through (single leg), cut to top_k."""
@@ -55,7 +76,7 @@ class HybridSearcher:
         legs = MODE_LEGS[request.mode]
         lists = await asyncio.gather(*(self._retrievers[leg].retrieve(leg_request) for leg in legs))
         if request.mode is SearchMode.HYBRID:
-            fused = self._fusers[request.fusion](lists, FusionParams(rrf_k=request.rrf_k))
+            fused = self._fusers[request.fusion](lists, request.fusion_params())
         else:
             fused = single_leg_hits(lists[0])
         return SearchResult(

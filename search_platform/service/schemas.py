@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from search_platform.domain.models import ContentType, SearchMode
+from search_platform.retrieval.fusion import Normalization
 
 INDEX_NAME = r"^[a-z0-9][a-z0-9._-]{0,127}$"
 Keyword = Annotated[str, Field(min_length=1, max_length=256)]
+Fusion = Literal["rrf", "weighted_rrf", "convex", "dbsf"]  # the keys of FUSERS (a unit test keeps them in step)
+Weight = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 
 class FiltersBody(BaseModel):
@@ -27,6 +30,15 @@ class FiltersBody(BaseModel):
     indexed_before: datetime | None = None
 
 
+class WeightsBody(BaseModel):
+    """Per-leg weights for weighted_rrf and dbsf; an unset leg weighs 1.0; not both 0."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    bm25: Weight = 1.0
+    dense: Weight = 1.0
+
+
 class SearchBody(BaseModel):
     """POST /v1/search."""
 
@@ -39,6 +51,11 @@ class SearchBody(BaseModel):
     rrf_k: int | None = Field(default=None, ge=1, le=100_000, description="RRF constant: 1/(rrf_k + rank).")
     filters: FiltersBody = Field(default_factory=FiltersBody)
     index: str | None = Field(default=None, pattern=INDEX_NAME, description="Alias to search (default: settings).")
+    fusion: Fusion = Field(default="rrf", description="How hybrid mode fuses the legs (ignored by one-leg modes).")
+    weights: WeightsBody | None = Field(default=None, description="weighted_rrf, dbsf: w_leg per leg.")
+    alpha: float | None = Field(default=None, ge=0, le=1,
+                                description="convex: alpha * norm(dense) + (1 - alpha) * norm(bm25); default 0.5.")
+    normalization: Normalization | None = Field(default=None, description="convex: minmax (default) or zscore.")
 
     @field_validator("query")
     @classmethod
@@ -80,6 +97,7 @@ class SearchResponseBody(BaseModel):
     top_k: int
     candidate_k: int
     rrf_k: int
+    fusion: str
     took_ms: float
     leg_took_ms: dict[str, float]
     hits: list[HitBody]

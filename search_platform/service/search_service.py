@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from search_platform.config import RetrievalSettings
 from search_platform.domain.errors import InvalidQueryError
-from search_platform.domain.models import Filters, SearchMode, SearchResult
+from search_platform.domain.models import Filters, Leg, SearchMode, SearchResult
+from search_platform.retrieval.fusion import DEFAULT_ALPHA, DEFAULT_NORMALIZATION, DEFAULT_WEIGHT, Normalization
 from search_platform.retrieval.hybrid import HybridSearcher, SearchRequest
 
 
@@ -21,6 +24,10 @@ class SearchParams:
     rrf_k: int | None = None
     filters: Filters = Filters()
     index: str | None = None
+    fusion: str = "rrf"
+    weights: Mapping[Leg, float] | None = None
+    alpha: float | None = None
+    normalization: Normalization | None = None
 
 
 class SearchService:
@@ -55,9 +62,53 @@ class SearchService:
             candidate_k=candidate_k,
             rrf_k=params.rrf_k or limits.rrf_k,
             filters=params.filters,
+            fusion=self._checked_fusion(params.fusion),
+            weights=checked_weights(params.weights),
+            alpha=checked_alpha(params.alpha),
+            normalization=checked_normalization(params.normalization),
         )
+
+    def _checked_fusion(self, fusion: str) -> str:
+        """The fusion method's name, if the searcher knows it."""
+        choices = self._searcher.fusion_methods
+        if fusion not in choices:
+            raise InvalidQueryError(f"unknown fusion {fusion!r}: choose one of {', '.join(choices)}")
+        return fusion
 
     async def search(self, params: SearchParams) -> tuple[SearchRequest, SearchResult]:
         """Validate and run one search."""
         request = self.resolve(params)
         return request, await self._searcher.search(request)
+
+
+def checked_weights(weights: Mapping[Leg, float] | None) -> dict[Leg, float]:
+    """Per-leg weights: known legs, finite, at least 0, and not all 0 (an unset leg weighs 1.0)."""
+    try:
+        checked = {Leg(leg): float(weight) for leg, weight in (weights or {}).items()}
+    except (TypeError, ValueError) as error:
+        raise InvalidQueryError(f"weights: {error}; legs are {', '.join(Leg)}") from error
+    if not all(math.isfinite(weight) and weight >= 0 for weight in checked.values()):
+        raise InvalidQueryError("weights must be finite and at least 0")
+    if all(checked.get(leg, DEFAULT_WEIGHT) == 0 for leg in Leg):
+        raise InvalidQueryError("weights must not all be 0")
+    return checked
+
+
+def checked_alpha(alpha: float | None) -> float:
+    """Alpha in [0, 1] (the default when unset)."""
+    if alpha is None:
+        return DEFAULT_ALPHA
+    if not 0.0 <= alpha <= 1.0:
+        raise InvalidQueryError(f"alpha must be between 0 and 1, got {alpha}")
+    return float(alpha)
+
+
+def checked_normalization(normalization: Normalization | str | None) -> Normalization:
+    """A known normalisation (the default when unset)."""
+    if normalization is None:
+        return DEFAULT_NORMALIZATION
+    try:
+        return Normalization(normalization)
+    except ValueError as error:
+        choices = ", ".join(Normalization)
+        raise InvalidQueryError(f"unknown normalization {normalization!r}: choose one of {choices}") from error

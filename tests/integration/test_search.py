@@ -134,3 +134,55 @@ async def test_async_sdk_round_trip(api, corpus_index):
     async with AsyncSearchClient(api) as sdk:
         response = await sdk.search("sourdough starter", mode="hybrid", index=corpus_index)
     assert response.hits[0].doc_id == "bread"
+
+
+@pytest.mark.parametrize(
+    ("fusion", "options"),
+    [
+        ("rrf", {}),
+        ("weighted_rrf", {"weights": {"bm25": 1.0, "dense": 2.0}}),
+        ("convex", {"alpha": 0.7, "normalization": "minmax"}),
+        ("convex", {"alpha": 0.3, "normalization": "zscore"}),
+        ("dbsf", {"weights": {"bm25": 1.0, "dense": 1.0}}),
+    ],
+)
+def test_each_fusion_method_returns_hits(client, corpus_index, fusion, options):
+    response = client.search("sourdough starter", mode="hybrid", index=corpus_index, fusion=fusion, **options)
+    assert response.fusion == fusion
+    assert [h.rank for h in response.hits] == list(range(1, len(response.hits) + 1))
+    assert doc_ids(response)[0] == "bread"
+
+
+def test_weighted_rrf_score_is_weighted_reciprocal_ranks(client, corpus_index):
+    weights = {"bm25": 2.0, "dense": 0.5}
+    response = client.search("file paths os.path.join", index=corpus_index, rrf_k=60, fusion="weighted_rrf",
+                             weights=weights)
+    for hit in response.hits:
+        assert hit.score == pytest.approx(sum(weights[leg] / (60 + s.rank) for leg, s in hit.legs.items()))
+
+
+def test_convex_alpha_slides_between_the_legs(client, corpus_index):
+    bm25_side = client.search(IDENTIFIER_QUERY, index=corpus_index, fusion="convex", alpha=0.0)
+    assert doc_ids(bm25_side)[0] == "cabinet-parts"
+    dense_side = client.search(PARAPHRASE_QUERY, index=corpus_index, fusion="convex", alpha=1.0)
+    assert doc_ids(dense_side)[0] == "tomatoes"
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"query": "x", "fusion": "borda"}, "fusion"),
+        ({"query": "x", "alpha": 2}, "alpha"),
+        ({"query": "x", "normalization": "l2"}, "normalization"),
+        ({"query": "x", "weights": {"bm25": -1}}, "weights.bm25"),
+    ],
+)
+def test_bad_fusion_requests_get_422_naming_the_field(api, body, field):
+    response = httpx.post(f"{api}/v1/search", json=body, timeout=10)
+    assert response.status_code == 422
+    assert any(detail["field"] == field for detail in response.json()["details"]), response.json()
+
+
+def test_all_zero_weights_get_422(client, corpus_index):
+    with pytest.raises(InvalidRequestError, match="not all be 0"):
+        client.search("x", index=corpus_index, fusion="dbsf", weights={"bm25": 0, "dense": 0})

@@ -2,9 +2,37 @@
 
 from __future__ import annotations
 
-from search_platform.retrieval.fusion.base import FuseFn, FusionParams
+from search_platform.retrieval.fusion.base import (
+    DEFAULT_ALPHA,
+    DEFAULT_NORMALIZATION,
+    DEFAULT_WEIGHT,
+    FuseFn,
+    FusionParams,
+)
+from search_platform.retrieval.fusion.convex import fuse_convex
+from search_platform.retrieval.fusion.dbsf import fuse_dbsf
+from search_platform.retrieval.fusion.normalize import NORMALIZERS, Normalization
 from search_platform.retrieval.fusion.rrf import fuse_rrf
+from search_platform.retrieval.fusion.weighted_rrf import fuse_weighted_rrf
 
-FUSERS: dict[str, FuseFn] = {"rrf": fuse_rrf}
+FUSERS: dict[str, FuseFn] = {
+    "rrf": fuse_rrf,
+    "weighted_rrf": fuse_weighted_rrf,
+    "convex": fuse_convex,
+    "dbsf": fuse_dbsf,
+}
 
-__all__ = ["FUSERS", "FuseFn", "FusionParams", "fuse_rrf"]
+__all__ = [
+    "DEFAULT_ALPHA",
+    "DEFAULT_NORMALIZATION",
+    "DEFAULT_WEIGHT",
+    "FUSERS",
+    "NORMALIZERS",
+    "FuseFn",
+    "FusionParams",
+    "Normalization",
+    "fuse_convex",
+    "fuse_dbsf",
+    "fuse_rrf",
+    "fuse_weighted_rrf",
+]

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from search_platform.domain.models import FusedHit, Leg, LegScore, RankedList
+from search_platform.retrieval.fusion.normalize import Normalization, Normalizer
+
+DEFAULT_WEIGHT = 1.0
+DEFAULT_ALPHA = 0.5
+DEFAULT_NORMALIZATION = Normalization.MINMAX
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,10 +20,12 @@ class FusionParams:
 
     rrf_k: int = 60
     weights: Mapping[Leg, float] = field(default_factory=dict)
+    alpha: float = DEFAULT_ALPHA
+    normalization: Normalization = DEFAULT_NORMALIZATION
 
     def weight(self, leg: Leg) -> float:
         """Weight of one leg (1.0 when not set)."""
-        return self.weights.get(leg, 1.0)
+        return self.weights.get(leg, DEFAULT_WEIGHT)
 
 
 class FuseFn(Protocol):
@@ -55,3 +62,16 @@ def collect_legs(
             legs.setdefault(hit.chunk_id, {})[ranked.leg] = LegScore(rank=hit.rank, score=hit.score)
             sources.setdefault(hit.chunk_id, hit.source)
     return legs, sources
+
+
+def normalized_sum(
+    lists: Sequence[RankedList], normalizer: Normalizer, coefficient: Callable[[Leg], float]
+) -> dict[str, float]:
+    """Per chunk: the sum over legs of coefficient(leg) times its normalised score there (or the leg's absent value)."""
+    totals = {hit.chunk_id: 0.0 for ranked in lists for hit in ranked.hits}
+    for ranked in lists:
+        normalized = normalizer([hit.score for hit in ranked.hits])
+        present = {hit.chunk_id: score for hit, score in zip(ranked.hits, normalized.scores, strict=True)}
+        for chunk_id in totals:
+            totals[chunk_id] += coefficient(ranked.leg) * present.get(chunk_id, normalized.absent)
+    return totals

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from search_platform.domain.models import Filters, FusedHit, SearchResult
+from search_platform.domain.models import Filters, FusedHit, Leg, SearchResult
 from search_platform.retrieval.hybrid import SearchRequest
 from search_platform.service.deps import ResourcesDep
 from search_platform.service.schemas import (
@@ -14,6 +14,7 @@ from search_platform.service.schemas import (
     LegScoreBody,
     SearchBody,
     SearchResponseBody,
+    WeightsBody,
 )
 from search_platform.service.search_service import SearchParams
 
@@ -31,6 +32,11 @@ def to_filters(body: FiltersBody) -> Filters:
         indexed_after=body.indexed_after,
         indexed_before=body.indexed_before,
     )
+
+
+def to_weights(body: WeightsBody | None) -> dict[Leg, float] | None:
+    """Wire weights -> per-leg weights (None when not sent)."""
+    return None if body is None else {Leg.BM25: body.bm25, Leg.DENSE: body.dense}
 
 
 def to_hit(hit: FusedHit) -> HitBody:
@@ -60,6 +66,7 @@ def to_response(request: SearchRequest, result: SearchResult) -> SearchResponseB
         top_k=request.top_k,
         candidate_k=request.candidate_k,
         rrf_k=request.rrf_k,
+        fusion=request.fusion,
         took_ms=result.took_ms,
         leg_took_ms={leg.value: ms for leg, ms in result.leg_took_ms.items()},
         hits=[to_hit(hit) for hit in result.hits],
@@ -72,7 +79,7 @@ def to_response(request: SearchRequest, result: SearchResult) -> SearchResponseB
     responses={404: {"model": ErrorBody}, 422: {"model": ErrorBody}, 503: {"model": ErrorBody}},
 )
 async def search(body: SearchBody, resources: ResourcesDep) -> SearchResponseBody:
-    """Search in bm25, semantic or hybrid (RRF) mode."""
+    """Search in bm25, semantic or hybrid mode (fused by rrf, weighted_rrf, convex or dbsf)."""
     params = SearchParams(
         query=body.query,
         mode=body.mode,
@@ -81,6 +88,10 @@ async def search(body: SearchBody, resources: ResourcesDep) -> SearchResponseBod
         rrf_k=body.rrf_k,
         filters=to_filters(body.filters),
         index=body.index,
+        fusion=body.fusion,
+        weights=to_weights(body.weights),
+        alpha=body.alpha,
+        normalization=body.normalization,
     )
     request, result = await resources.search.search(params)
     return to_response(request, result)

@@ -1,8 +1,12 @@
+import math
+import re
+
 import pytest
 
 from search_platform.config import RetrievalSettings
 from search_platform.domain.errors import InvalidQueryError
-from search_platform.domain.models import Filters, SearchMode
+from search_platform.domain.models import Filters, Leg, SearchMode
+from search_platform.retrieval.fusion import FUSERS, FusionParams, Normalization
 from search_platform.retrieval.hybrid import HybridSearcher, SearchRequest
 from search_platform.service.search_service import SearchParams, SearchService
 
@@ -40,3 +44,47 @@ def test_limits(params, message):
 def test_hybrid_may_return_more_than_candidate_k_since_legs_add_up():
     request = service().resolve(SearchParams(query="q", top_k=10, candidate_k=5))
     assert (request.top_k, request.candidate_k) == (10, 5)
+
+
+def test_fusion_defaults_to_plain_rrf_with_default_params():
+    request = service().resolve(SearchParams(query="q"))
+    assert (request.fusion, request.weights, request.alpha, request.normalization) == (
+        "rrf", {}, 0.5, Normalization.MINMAX)
+
+
+def test_fusion_params_pass_through():
+    request = service(rrf_k=30).resolve(SearchParams(
+        query="q", fusion="convex", weights={Leg.BM25: 0.0, Leg.DENSE: 2.5}, alpha=0.25,
+        normalization=Normalization.ZSCORE))
+    assert request.fusion_params() == FusionParams(rrf_k=30, weights={Leg.BM25: 0.0, Leg.DENSE: 2.5}, alpha=0.25,
+                                                   normalization=Normalization.ZSCORE)
+    assert request.fusion == "convex"
+
+
+@pytest.mark.parametrize("fusion", list(FUSERS))
+def test_every_registered_fusion_is_accepted(fusion):
+    assert service().resolve(SearchParams(query="q", fusion=fusion)).fusion == fusion
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        (SearchParams(query="q", fusion="borda"),
+         "unknown fusion 'borda': choose one of rrf, weighted_rrf, convex, dbsf"),
+        (SearchParams(query="q", alpha=1.5), "alpha must be between 0 and 1"),
+        (SearchParams(query="q", alpha=-0.1), "alpha must be between 0 and 1"),
+        (SearchParams(query="q", alpha=math.nan), "alpha must be between 0 and 1"),
+        (SearchParams(query="q", weights={Leg.BM25: -1.0}), "at least 0"),
+        (SearchParams(query="q", weights={Leg.BM25: math.inf}), "finite"),
+        (SearchParams(query="q", weights={Leg.BM25: 0.0, Leg.DENSE: 0.0}), "not all be 0"),
+        (SearchParams(query="q", weights={"sparse": 1.0}), "legs are bm25, dense"),  # type: ignore[dict-item]
+        (SearchParams(query="q", normalization="l2"), "choose one of minmax, zscore"),  # type: ignore[arg-type]
+    ],
+)
+def test_fusion_params_are_checked(params, message):
+    with pytest.raises(InvalidQueryError, match=re.escape(message)):
+        service().resolve(params)
+
+
+def test_one_zero_weight_is_fine_when_the_other_leg_weighs_something():
+    assert service().resolve(SearchParams(query="q", weights={Leg.BM25: 0.0})).weights == {Leg.BM25: 0.0}
