@@ -69,7 +69,10 @@ def run_eval(settings: Settings, options: EvalOptions) -> tuple[EvaluationReport
     loop = asyncio.new_event_loop()
     es = build_async_client(settings.elasticsearch)
     try:
-        service = build_search_service(settings, es, embedder)
+        uncached = settings.model_copy(
+            update={"embedding": settings.embedding.model_copy(update={"query_cache_size": 0})}
+        )  # every mode pays for its own query encoding, so latencies compare fairly
+        service = build_search_service(uncached, es, embedder)
         systems: list[RetrievalSystem] = [PlatformSystem(mode, service, index, loop) for mode in options.modes]
         if options.peer == "seed":
             systems.append(_seed_system(dataset.corpus, settings, embedder))
