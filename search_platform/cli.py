@@ -111,8 +111,14 @@ def ingest(
 def query(
     text: Annotated[str, typer.Argument(help="The query.")],
     mode: Annotated[str, typer.Option(help="hybrid | bm25 | semantic")] = "hybrid",
-    top_k: Annotated[int, typer.Option(help="Hits to show.")] = 10,
+    top_k: Annotated[int, typer.Option(help="Hits to show: the page size.")] = 10,
     index: Annotated[str | None, typer.Option(help="Alias to search.")] = None,
+    page: Annotated[int, typer.Option(min=1, help="Page number, from 1.")] = 1,
+    window: Annotated[int | None, typer.Option(min=1, help="Fused hits pages are cut from (page * top-k at most)."
+                                               )] = None,
+    group_by: Annotated[str, typer.Option(help="chunk | document")] = "chunk",
+    highlight: Annotated[bool, typer.Option(help="Show highlighted fragments instead of the text's start.")] = True,
+    explain: Annotated[bool, typer.Option(help="Also print each leg's contribution to each score.")] = False,
     fusion: Annotated[str | None, typer.Option(help="Hybrid fusion: rrf | weighted_rrf | convex | dbsf.")] = None,
     alpha: Annotated[float | None, typer.Option(help="convex: weight of dense, in [0, 1].")] = None,
     weight_bm25: Annotated[float | None, typer.Option(help="weighted_rrf, dbsf: weight of bm25.")] = None,
@@ -120,12 +126,13 @@ def query(
     normalization: Annotated[str | None, typer.Option(help="convex: minmax | zscore.")] = None,
 ) -> None:
     """Search and print a table with each hit's rank in each leg."""
-    from search_platform.cli_query import fusion_options, print_results, run_query
+    from search_platform.cli_query import fusion_options, print_results, run_query, view_options
 
     settings = settings_or_exit()
     options = fusion_options(fusion=fusion, alpha=alpha, weight_bm25=weight_bm25, weight_dense=weight_dense,
                              normalization=normalization)
-    response = run_query(api_url(settings), text, mode=mode, top_k=top_k, index=index, fusion=options)
+    view = view_options(page=page, window=window, group_by=group_by, highlight=highlight, explain=explain)
+    response = run_query(api_url(settings), text, mode=mode, top_k=top_k, index=index, fusion=options, view=view)
     print_results(console, response)
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Literal, TypedDict, cast, get_args
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from search_platform.client import SearchClient, SearchPlatformClientError, SearchResponse
-from search_platform.client.models import Fusion, Normalization
+from search_platform.client import Hit, SearchClient, SearchPlatformClientError, SearchResponse
+from search_platform.client.models import Fusion, GroupBy, Normalization
 
 
 class FusionKwargs(TypedDict, total=False):
@@ -18,6 +19,16 @@ class FusionKwargs(TypedDict, total=False):
     weights: dict[str, float]
     alpha: float
     normalization: Normalization
+
+
+class ViewKwargs(TypedDict, total=False):
+    """The paging, grouping, highlighting and explain keyword arguments of SearchClient.search."""
+
+    page: int
+    window: int
+    group_by: GroupBy
+    highlight: bool
+    explain: bool
 
 
 def _choice(name: str, value: str, choices: tuple[str, ...]) -> str:
@@ -45,8 +56,17 @@ def fusion_options(*, fusion: str | None, alpha: float | None, weight_bm25: floa
     return options
 
 
+def view_options(*, page: int, window: int | None, group_by: str, highlight: bool, explain: bool) -> ViewKwargs:
+    """The CLI's paging and display flags as SDK keyword arguments (window left to the service when unset)."""
+    options = ViewKwargs(page=page, group_by=cast(GroupBy, _choice("group-by", group_by, get_args(GroupBy))),
+                         highlight=highlight, explain=explain)
+    if window is not None:
+        options["window"] = window
+    return options
+
+
 def run_query(base_url: str, text: str, *, mode: str, top_k: int, index: str | None,
-              fusion: FusionKwargs | None = None) -> SearchResponse:
+              fusion: FusionKwargs | None = None, view: ViewKwargs | None = None) -> SearchResponse:
     """One search through the SDK; exits with the service's message on error."""
     import typer
 
@@ -54,25 +74,57 @@ def run_query(base_url: str, text: str, *, mode: str, top_k: int, index: str | N
     try:
         with SearchClient(base_url) as client:
             return client.search(text, mode=cast(Literal["bm25", "semantic", "hybrid"], mode), top_k=top_k,
-                                 index=index, **(fusion or FusionKwargs()))
+                                 index=index, **(fusion or FusionKwargs()), **(view or ViewKwargs()))
     except SearchPlatformClientError as error:
         Console(stderr=True).print(f"[red]{error}[/red]")
         raise typer.Exit(1) from error
 
 
-def _leg_rank(response: SearchResponse, position: int, leg: str) -> str:
-    score = response.hits[position].legs.get(leg)
+def _leg_rank(hit: Hit, leg: str) -> str:
+    score = hit.legs.get(leg)
     return str(score.rank) if score else "-"
 
 
+def snippet_markup(hit: Hit, *, width: int = 160) -> str:
+    """Rich markup for a hit's text column: its highlights (matches in bold) when present, else its text's start."""
+    if not hit.highlights:
+        return escape(" ".join(hit.text.split())[:width])
+    joined = escape(" … ".join(" ".join(fragment.split()) for fragment in hit.highlights))
+    return joined.replace("<em>", "[bold yellow]").replace("</em>", "[/bold yellow]")
+
+
+def _document(hit: Hit) -> str:
+    return f"{hit.doc_id} ({len(hit.chunks)} chunks)" if len(hit.chunks) > 1 else hit.doc_id
+
+
 def print_results(console: Console, response: SearchResponse) -> None:
-    """A table: rank, score, document, section, rank in each leg, snippet."""
+    """A table: rank, score, document, section, rank in each leg, highlights (or the text's start)."""
     mode = f"{response.mode} ({response.fusion})" if response.mode == "hybrid" else response.mode
-    table = Table(title=f"{mode} · {len(response.hits)} hits · {response.took_ms:.0f} ms", show_lines=False)
+    paging = f"page {response.page} · {response.total_in_window} in window {response.window}"
+    table = Table(title=f"{mode} · {len(response.hits)} hits · {paging} · {response.took_ms:.0f} ms",
+                  show_lines=False)
     for column in ("#", "score", "document", "section", "bm25", "dense", "text"):
         table.add_column(column, overflow="fold")
-    for position, hit in enumerate(response.hits):
-        snippet = " ".join(hit.text.split())[:120]
-        table.add_row(str(hit.rank), f"{hit.score:.4f}", hit.doc_id, hit.section[:40],
-                      _leg_rank(response, position, "bm25"), _leg_rank(response, position, "dense"), snippet)
+    for hit in response.hits:
+        table.add_row(str(hit.rank), f"{hit.score:.4f}", escape(_document(hit)), escape(hit.section[:40]),
+                      _leg_rank(hit, "bm25"), _leg_rank(hit, "dense"), snippet_markup(hit))
+    console.print(table)
+    if any(hit.explanation for hit in response.hits):
+        print_explanations(console, response)
+
+
+def print_explanations(console: Console, response: SearchResponse) -> None:
+    """A table per leg of each hit: rank, raw score, normalised score, contribution to the fused score."""
+    table = Table(title="explain · contributions sum to the score")
+    for column in ("#", "fusion", "leg", "rank", "raw", "normalized", "contribution"):
+        table.add_column(column)
+    for hit in response.hits:
+        if hit.explanation is None:
+            continue
+        params = ", ".join(f"{k}={v}" for k, v in hit.explanation.params.items())
+        for leg, part in hit.explanation.legs.items():
+            table.add_row(str(hit.rank), escape(f"{hit.explanation.fusion} {params}".strip()), leg,
+                          "-" if part.rank is None else str(part.rank),
+                          "-" if part.score is None else f"{part.score:.4f}",
+                          "-" if part.normalized is None else f"{part.normalized:.4f}", f"{part.contribution:.4f}")
     console.print(table)

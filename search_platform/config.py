@@ -84,6 +84,14 @@ class RetrievalSettings(BaseModel):
     max_top_k: Annotated[int, Field(ge=1, le=1000)] = 100
     max_candidate_k: Annotated[int, Field(ge=1, le=10000)] = 1000
     max_query_chars: Annotated[int, Field(ge=16)] = 2000
+    window: Annotated[int, Field(ge=1, le=10000)] = 100
+    max_window: Annotated[int, Field(ge=1, le=10000)] = 1000
+
+    @model_validator(mode="after")
+    def _window_within_max(self) -> RetrievalSettings:
+        if self.window > self.max_window:
+            raise ValueError("retrieval.window must be at most retrieval.max_window")
+        return self
 
 
 class IngestionSettings(BaseModel):

@@ -10,16 +10,29 @@ from search_platform.client.errors import (
     ServiceUnavailableError,
     UnauthorizedError,
 )
-from search_platform.client.models import Document, Hit, IngestResponse, Job, LegScore, SearchResponse
+from search_platform.client.models import (
+    ChunkRef,
+    Document,
+    Explanation,
+    Hit,
+    IngestResponse,
+    Job,
+    LegExplanation,
+    LegScore,
+    SearchResponse,
+)
 from search_platform.client.sync import SearchClient
 
 __all__ = [
     "AsyncSearchClient",
+    "ChunkRef",
     "Document",
+    "Explanation",
     "Hit",
     "IngestResponse",
     "InvalidRequestError",
     "Job",
+    "LegExplanation",
     "LegScore",
     "NotFoundError",
     "RateLimitedError",

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 Mode = Literal["bm25", "semantic", "hybrid"]
 Fusion = Literal["rrf", "weighted_rrf", "convex", "dbsf"]
 Normalization = Literal["minmax", "zscore"]
+GroupBy = Literal["chunk", "document"]
 
 
 class LegScore(BaseModel):
@@ -18,8 +19,35 @@ class LegScore(BaseModel):
     score: float
 
 
+class LegExplanation(BaseModel):
+    """One leg's part in a fused score; rank and score are None when the leg did not find the hit."""
+
+    rank: int | None = None
+    score: float | None = None
+    normalized: float | None = None
+    contribution: float
+
+
+class Explanation(BaseModel):
+    """How a hit's score was made: the legs' contributions sum to score."""
+
+    fusion: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    score: float
+    legs: dict[str, LegExplanation] = Field(default_factory=dict)
+
+
+class ChunkRef(BaseModel):
+    """One matching chunk of a document-level hit."""
+
+    chunk_id: str
+    chunk_index: int
+    rank: int
+    score: float
+
+
 class Hit(BaseModel):
-    """One result chunk."""
+    """One result chunk (or, grouped by document, the document's best chunk)."""
 
     rank: int
     score: float
@@ -33,6 +61,10 @@ class Hit(BaseModel):
     tags: list[str] = Field(default_factory=list)
     tenant: str = ""
     legs: dict[str, LegScore] = Field(default_factory=dict)
+    highlights: list[str] = Field(default_factory=list)
+    snippet_source: Literal["bm25", "dense"] | None = None
+    explanation: Explanation | None = None
+    chunks: list[ChunkRef] = Field(default_factory=list)
 
 
 class SearchResponse(BaseModel):
@@ -44,6 +76,11 @@ class SearchResponse(BaseModel):
     candidate_k: int
     rrf_k: int
     fusion: str
+    page: int = 1
+    page_size: int = 0
+    window: int = 0
+    total_in_window: int = 0
+    group_by: GroupBy = "chunk"
     took_ms: float
     leg_took_ms: dict[str, float]
     hits: list[Hit]
@@ -94,11 +131,15 @@ class Document(BaseModel):
 def search_payload(query: str, *, mode: Mode, top_k: int | None, candidate_k: int | None, rrf_k: int | None,
                    filters: dict[str, Any] | None, index: str | None, fusion: Fusion | None = None,
                    weights: dict[str, float] | None = None, alpha: float | None = None,
-                   normalization: Normalization | None = None) -> dict[str, Any]:
+                   normalization: Normalization | None = None, page: int | None = None,
+                   page_size: int | None = None, window: int | None = None, group_by: GroupBy | None = None,
+                   highlight: bool | None = None, explain: bool | None = None) -> dict[str, Any]:
     """The JSON body of POST /v1/search, without unset values."""
     payload: dict[str, Any] = {"query": query, "mode": mode, "top_k": top_k, "candidate_k": candidate_k,
                                "rrf_k": rrf_k, "filters": filters, "index": index, "fusion": fusion,
-                               "weights": weights, "alpha": alpha, "normalization": normalization}
+                               "weights": weights, "alpha": alpha, "normalization": normalization, "page": page,
+                               "page_size": page_size, "window": window, "group_by": group_by,
+                               "highlight": highlight, "explain": explain}
     return {key: value for key, value in payload.items() if value is not None}
 
 

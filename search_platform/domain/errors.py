@@ -19,7 +19,12 @@ class InvalidDocumentError(SearchPlatformError):
 
 
 class InvalidQueryError(SearchPlatformError):
-    """A query or its parameters are not acceptable."""
+    """A query or its parameters are not acceptable; fields names the request fields at fault, if known."""
+
+    def __init__(self, message: str, fields: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.fields = fields
+        self.args = (message, fields)
 
 
 class BackendError(SearchPlatformError):

@@ -31,6 +31,20 @@ class Leg(enum.StrEnum):
     DENSE = "dense"
 
 
+class GroupBy(enum.StrEnum):
+    """What one result is: a chunk, or a document at the rank of its best chunk."""
+
+    CHUNK = "chunk"
+    DOCUMENT = "document"
+
+
+class SnippetSource(enum.StrEnum):
+    """Where a hit's highlights came from: Elasticsearch's highlighter (bm25) or the client-side snippet (dense)."""
+
+    BM25 = "bm25"
+    DENSE = "dense"
+
+
 @dataclass(frozen=True, slots=True)
 class Document:
     """A document as submitted for ingestion."""
@@ -93,6 +107,7 @@ class RankedHit:
     rank: int
     score: float
     source: dict[str, Any] = field(default_factory=dict)
+    highlights: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,14 +128,34 @@ class LegScore:
 
 
 @dataclass(frozen=True, slots=True)
+class ChunkRef:
+    """One matching chunk of a document-level hit, at its rank in the fused chunk list."""
+
+    chunk_id: str
+    chunk_index: int
+    rank: int
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
 class FusedHit:
-    """A hit after fusion, with each leg's contribution kept for explanation."""
+    """A hit after fusion, with each leg's part kept for explanation.
+
+    contributions: what each leg added to score (they sum to it); normalized: each leg's normalised score, for
+    methods that normalise; highlights and snippet_source: marked-up fragments of the text; chunks: for a
+    document-level hit, every matching chunk of the document.
+    """
 
     chunk_id: str
     rank: int
     score: float
     legs: dict[Leg, LegScore]
     source: dict[str, Any]
+    contributions: dict[Leg, float] = field(default_factory=dict)
+    normalized: dict[Leg, float] = field(default_factory=dict)
+    highlights: tuple[str, ...] = ()
+    snippet_source: SnippetSource | None = None
+    chunks: tuple[ChunkRef, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,3 +166,4 @@ class SearchResult:
     hits: tuple[FusedHit, ...]
     took_ms: float
     leg_took_ms: dict[Leg, float]
+    total_in_window: int = 0

@@ -17,6 +17,7 @@ class LegRequest:
     index: str
     candidate_k: int
     filters: Filters = Filters()
+    highlight: bool = False
 
 
 class Retriever(Protocol):
@@ -30,9 +31,10 @@ class Retriever(Protocol):
 
 
 def ranked_list_from_response(leg: Leg, response: Any, *, started: float) -> RankedList:
-    """Convert an Elasticsearch search response into a RankedList with explicit 1-based ranks."""
+    """Convert an Elasticsearch search response into a RankedList with explicit 1-based ranks (and highlights)."""
     hits = tuple(
-        RankedHit(chunk_id=hit["_id"], rank=rank, score=float(hit["_score"] or 0.0), source=hit.get("_source", {}))
+        RankedHit(chunk_id=hit["_id"], rank=rank, score=float(hit["_score"] or 0.0), source=hit.get("_source", {}),
+                  highlights=tuple(hit.get("highlight", {}).get("text", ())))
         for rank, hit in enumerate(response["hits"]["hits"], start=1)
     )
     return RankedList(leg=leg, hits=hits, took_ms=(time.perf_counter() - started) * 1000)

@@ -33,6 +33,7 @@ class BM25Retriever:
             filters=filter_clauses(request.filters),
             title_boost=self._settings.title_boost,
             tech_boost=self._settings.tech_boost,
+            highlight=request.highlight,
         )
         started = time.perf_counter()
         async with async_translated_errors():

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from search_platform.domain.models import (
     Filters,
     FusedHit,
+    GroupBy,
     Leg,
     LegScore,
     RankedList,
     SearchMode,
     SearchResult,
+    SnippetSource,
 )
 from search_platform.retrieval.base import LegRequest, Retriever
 from search_platform.retrieval.fusion import (
@@ -25,6 +27,8 @@ from search_platform.retrieval.fusion import (
     FusionParams,
     Normalization,
 )
+from search_platform.retrieval.grouping import group_by_document
+from search_platform.retrieval.snippets import best_snippet
 
 MODE_LEGS: dict[SearchMode, tuple[Leg, ...]] = {
     SearchMode.BM25: (Leg.BM25,),
@@ -35,7 +39,11 @@ MODE_LEGS: dict[SearchMode, tuple[Leg, ...]] = {
 
 @dataclass(frozen=True, slots=True)
 class SearchRequest:
-    """A validated search: every k named and resolved."""
+    """A validated search: every k named and resolved.
+
+    top_k is the page size: page `page` is hits (page - 1) * top_k + 1 .. page * top_k of the fused list cut
+    to `window` hits (None: page * top_k), after grouping by document when asked.
+    """
 
     query: str
     mode: SearchMode
@@ -48,6 +56,16 @@ class SearchRequest:
     weights: Mapping[Leg, float] = field(default_factory=dict)
     alpha: float = DEFAULT_ALPHA
     normalization: Normalization = DEFAULT_NORMALIZATION
+    page: int = 1
+    window: int | None = None
+    highlight: bool = False
+    explain: bool = False
+    group_by: GroupBy = GroupBy.CHUNK
+
+    @property
+    def fusion_window(self) -> int:
+        """How many fused hits the pages are cut from."""
+        return self.window if self.window is not None else self.page * self.top_k
 
     def fusion_params(self) -> FusionParams:
         """The parameters handed to the fusion method."""
@@ -68,23 +86,48 @@ class HybridSearcher:
         return tuple(self._fusers)
 
     async def search(self, request: SearchRequest) -> SearchResult:
-        """Run the mode's legs in parallel, fuse (hybrid) or pass through (single leg), cut to top_k."""
+        """Run the mode's legs in parallel, fuse (hybrid) or pass through (single leg), cut to the window, group,
+        page, and add snippets to the page's hits."""
         started = time.perf_counter()
-        leg_request = LegRequest(
-            text=request.query, index=request.index, candidate_k=request.candidate_k, filters=request.filters
-        )
+        leg_request = LegRequest(text=request.query, index=request.index, candidate_k=request.candidate_k,
+                                 filters=request.filters, highlight=request.highlight)
         legs = MODE_LEGS[request.mode]
         lists = await asyncio.gather(*(self._retrievers[leg].retrieve(leg_request) for leg in legs))
         if request.mode is SearchMode.HYBRID:
             fused = self._fusers[request.fusion](lists, request.fusion_params())
         else:
             fused = single_leg_hits(lists[0])
+        in_window = window_hits(fused, window=request.fusion_window, group_by=request.group_by)
+        page = page_hits(in_window, page=request.page, page_size=request.top_k)
+        if request.highlight:
+            page = [with_snippet(hit, request.query) for hit in page]
         return SearchResult(
             mode=request.mode,
-            hits=tuple(fused[: request.top_k]),
+            hits=tuple(page),
             took_ms=(time.perf_counter() - started) * 1000,
             leg_took_ms={ranked.leg: ranked.took_ms for ranked in lists},
+            total_in_window=len(in_window),
         )
+
+
+def window_hits(fused: Sequence[FusedHit], *, window: int, group_by: GroupBy) -> list[FusedHit]:
+    """The first `window` fused chunks, collapsed to documents when grouping by document."""
+    hits = list(fused[:window])
+    return group_by_document(hits) if group_by is GroupBy.DOCUMENT else hits
+
+
+def page_hits(hits: Sequence[FusedHit], *, page: int, page_size: int) -> list[FusedHit]:
+    """Page `page` (from 1) of page_size hits: consecutive pages neither overlap nor skip."""
+    start = (page - 1) * page_size
+    return list(hits[start : start + page_size])
+
+
+def with_snippet(hit: FusedHit, query: str) -> FusedHit:
+    """The hit with highlights: Elasticsearch's when the BM25 leg returned some, else a client-side snippet."""
+    if hit.highlights:
+        return replace(hit, snippet_source=SnippetSource.BM25)
+    snippet = best_snippet(str(hit.source.get("text", "")), query)
+    return replace(hit, highlights=(snippet,) if snippet else (), snippet_source=SnippetSource.DENSE)
 
 
 def single_leg_hits(ranked: RankedList) -> list[FusedHit]:
@@ -96,6 +139,8 @@ def single_leg_hits(ranked: RankedList) -> list[FusedHit]:
             score=hit.score,
             legs={ranked.leg: LegScore(rank=hit.rank, score=hit.score)},
             source=hit.source,
+            contributions={ranked.leg: hit.score},
+            highlights=hit.highlights,
         )
         for hit in ranked.hits
     ]

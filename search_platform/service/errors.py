@@ -46,7 +46,8 @@ async def _domain_error(_: Request, error: Exception) -> JSONResponse:
     status, code = _status_for(error)
     if status >= 500:
         logger.warning("request failed: %s", error)
-    return error_response(status, code, error.message)
+    fields = error.fields if isinstance(error, InvalidQueryError) else ()
+    return error_response(status, code, error.message, [{"field": f, "message": error.message} for f in fields])
 
 
 def _field(loc: tuple[Any, ...]) -> str:

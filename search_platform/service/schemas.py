@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from search_platform.domain.models import ContentType, SearchMode
+from search_platform.domain.models import ContentType, GroupBy, SearchMode, SnippetSource
 from search_platform.retrieval.fusion import Normalization
 
 INDEX_NAME = r"^[a-z0-9][a-z0-9._-]{0,127}$"
@@ -46,7 +46,24 @@ class SearchBody(BaseModel):
 
     query: str = Field(min_length=1, description="What to look for; plain text, never query DSL.")
     mode: SearchMode = SearchMode.HYBRID
-    top_k: int | None = Field(default=None, ge=1, le=1000, description="Hits returned.")
+    top_k: int | None = Field(default=None, ge=1, le=1000,
+                              description="Older name of page_size, kept for compatibility: send either (or both, "
+                                          "equal); default: settings.retrieval.top_k.")
+    page: int = Field(default=1, ge=1, le=10_000, description="Page number, from 1.")
+    page_size: int | None = Field(default=None, ge=1, le=1000,
+                                  description="Hits per page; defaults to top_k, then to settings.retrieval.top_k.")
+    window: int | None = Field(
+        default=None, ge=1, le=10_000,
+        description="The fused list is computed once to `window` hits (each leg fetches candidate_k) and pages are "
+                    "slices of it, so page 2 never repeats or skips page 1. page * page_size must be at most window "
+                    "(else 422). Default: settings.retrieval.window, raised to page_size.")
+    group_by: GroupBy = Field(default=GroupBy.CHUNK,
+                              description="chunk, or document: one hit per document at the rank of its best chunk, "
+                                          "listing its matching chunks; paging counts documents.")
+    highlight: bool = Field(default=True, description="Add highlights: Elasticsearch's for BM25 matches, else the "
+                                                      "chunk's passage sharing most query terms.")
+    explain: bool = Field(default=False, description="Add each hit's explanation: leg ranks, raw and normalised "
+                                                     "scores, fusion params and each leg's contribution.")
     candidate_k: int | None = Field(default=None, ge=1, le=10_000, description="Hits fetched per leg.")
     rrf_k: int | None = Field(default=None, ge=1, le=100_000, description="RRF constant: 1/(rrf_k + rank).")
     filters: FiltersBody = Field(default_factory=FiltersBody)
@@ -72,8 +89,35 @@ class LegScoreBody(BaseModel):
     score: float
 
 
+class LegExplanationBody(BaseModel):
+    """One leg's part in a fused score; rank and score are null when the leg did not find the hit."""
+
+    rank: int | None
+    score: float | None
+    normalized: float | None = Field(description="The leg's normalised score (convex, dbsf); null otherwise.")
+    contribution: float = Field(description="What the leg added to the fused score.")
+
+
+class ExplanationBody(BaseModel):
+    """How a hit's score was made: the contributions sum to score."""
+
+    fusion: str = Field(description="The fusion method, or 'none' for a one-leg mode (the leg's raw score).")
+    params: dict[str, Any] = Field(description="The parameters the method reads (rrf_k, weights, alpha, ...).")
+    score: float
+    legs: dict[str, LegExplanationBody]
+
+
+class ChunkRefBody(BaseModel):
+    """One matching chunk of a document-level hit, at its rank in the fused chunk list."""
+
+    chunk_id: str
+    chunk_index: int
+    rank: int
+    score: float
+
+
 class HitBody(BaseModel):
-    """One result chunk."""
+    """One result chunk (or, grouped by document, the document's best chunk)."""
 
     rank: int
     score: float
@@ -87,6 +131,12 @@ class HitBody(BaseModel):
     tags: list[str]
     tenant: str
     legs: dict[str, LegScoreBody]
+    highlights: list[str] = Field(default_factory=list, description="Fragments with matches in <em>...</em>.")
+    snippet_source: SnippetSource | None = Field(
+        default=None, description="bm25: Elasticsearch's highlighter; dense: computed from the chunk's text "
+                                  "(hits only the dense leg found, or BM25 matches outside text).")
+    explanation: ExplanationBody | None = None
+    chunks: list[ChunkRefBody] = Field(default_factory=list, description="group_by=document: matching chunks.")
 
 
 class SearchResponseBody(BaseModel):
@@ -98,6 +148,12 @@ class SearchResponseBody(BaseModel):
     candidate_k: int
     rrf_k: int
     fusion: str
+    page: int
+    page_size: int
+    window: int
+    total_in_window: int = Field(description="Hits (documents when grouped) in the window: pages up to "
+                                             "ceil(total_in_window / page_size) have hits.")
+    group_by: GroupBy
     took_ms: float
     leg_took_ms: dict[str, float]
     hits: list[HitBody]

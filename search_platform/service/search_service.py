@@ -8,18 +8,29 @@ from dataclasses import dataclass
 
 from search_platform.config import RetrievalSettings
 from search_platform.domain.errors import InvalidQueryError
-from search_platform.domain.models import Filters, Leg, SearchMode, SearchResult
+from search_platform.domain.models import Filters, GroupBy, Leg, SearchMode, SearchResult
 from search_platform.retrieval.fusion import DEFAULT_ALPHA, DEFAULT_NORMALIZATION, DEFAULT_WEIGHT, Normalization
 from search_platform.retrieval.hybrid import HybridSearcher, SearchRequest
 
 
 @dataclass(frozen=True, slots=True)
 class SearchParams:
-    """A caller's request before defaults: None means 'use the configured default'."""
+    """A caller's request before defaults: None means 'use the configured default'.
+
+    page_size is the page length and top_k its older name: send either (or both, equal). window is how many
+    fused hits pages are cut from (default: settings.window, raised to page_size so page 1 always fits); page *
+    page_size must not exceed it. highlight defaults to off here (the HTTP API turns it on).
+    """
 
     query: str
     mode: SearchMode = SearchMode.HYBRID
     top_k: int | None = None
+    page: int = 1
+    page_size: int | None = None
+    window: int | None = None
+    highlight: bool = False
+    explain: bool = False
+    group_by: GroupBy = GroupBy.CHUNK
     candidate_k: int | None = None
     rrf_k: int | None = None
     filters: Filters = Filters()
@@ -46,10 +57,8 @@ class SearchService:
             raise InvalidQueryError("query is empty")
         if len(query) > limits.max_query_chars:
             raise InvalidQueryError(f"query is {len(query)} characters, over the {limits.max_query_chars} limit")
-        top_k = params.top_k or limits.top_k
+        top_k = checked_page_size(params, limits)
         candidate_k = params.candidate_k or max(limits.candidate_k, top_k)
-        if top_k > limits.max_top_k:
-            raise InvalidQueryError(f"top_k must be at most {limits.max_top_k}")
         if candidate_k > limits.max_candidate_k:
             raise InvalidQueryError(f"candidate_k must be at most {limits.max_candidate_k}")
         if candidate_k < top_k and params.mode is not SearchMode.HYBRID:
@@ -66,6 +75,11 @@ class SearchService:
             weights=checked_weights(params.weights),
             alpha=checked_alpha(params.alpha),
             normalization=checked_normalization(params.normalization),
+            page=params.page,
+            window=checked_window(params, page_size=top_k, limits=limits),
+            highlight=params.highlight,
+            explain=params.explain,
+            group_by=params.group_by,
         )
 
     def _checked_fusion(self, fusion: str) -> str:
@@ -79,6 +93,31 @@ class SearchService:
         """Validate and run one search."""
         request = self.resolve(params)
         return request, await self._searcher.search(request)
+
+
+def checked_page_size(params: SearchParams, limits: RetrievalSettings) -> int:
+    """The page size: page_size or its alias top_k (they must agree when both are sent), within max_top_k."""
+    if params.page_size and params.top_k and params.page_size != params.top_k:
+        raise InvalidQueryError(f"page_size ({params.page_size}) and top_k ({params.top_k}) differ: top_k is "
+                                "page_size's older name, send one", fields=("page_size", "top_k"))
+    page_size = params.page_size or params.top_k or limits.top_k
+    if page_size > limits.max_top_k:
+        raise InvalidQueryError(f"top_k must be at most {limits.max_top_k}", fields=("page_size", "top_k"))
+    return page_size
+
+
+def checked_window(params: SearchParams, *, page_size: int, limits: RetrievalSettings) -> int:
+    """The fusion window (settings.window by default, never below one page), holding page * page_size hits."""
+    window = params.window or max(limits.window, page_size)
+    if window > limits.max_window:
+        raise InvalidQueryError(f"window must be at most {limits.max_window}", fields=("window",))
+    if params.page < 1:
+        raise InvalidQueryError("page starts at 1", fields=("page",))
+    if params.page * page_size > window:
+        raise InvalidQueryError(
+            f"page * page_size ({params.page} * {page_size} = {params.page * page_size}) must be at most window "
+            f"({window}): pages are cut from the first `window` fused hits", fields=("page", "page_size", "window"))
+    return window
 
 
 def checked_weights(weights: Mapping[Leg, float] | None) -> dict[Leg, float]:

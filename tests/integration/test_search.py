@@ -186,3 +186,98 @@ def test_bad_fusion_requests_get_422_naming_the_field(api, body, field):
 def test_all_zero_weights_get_422(client, corpus_index):
     with pytest.raises(InvalidRequestError, match="not all be 0"):
         client.search("x", index=corpus_index, fusion="dbsf", weights={"bm25": 0, "dense": 0})
+
+
+def test_pages_are_consecutive_slices_of_one_window(client, corpus_index):
+    query = "error timeout paths water bread"
+    whole = client.search(query, index=corpus_index, page_size=6, window=20)
+    first = client.search(query, index=corpus_index, page=1, page_size=3, window=20)
+    second = client.search(query, index=corpus_index, page=2, page_size=3, window=20)
+    assert (second.page, second.page_size, second.window) == (2, 3, 20)
+    assert first.total_in_window == second.total_in_window == whole.total_in_window >= 6
+    assert [h.chunk_id for h in first.hits + second.hits] == [h.chunk_id for h in whole.hits]
+    assert [h.rank for h in second.hits] == [4, 5, 6]
+    assert not {h.chunk_id for h in first.hits} & {h.chunk_id for h in second.hits}
+
+
+def test_top_k_is_the_page_size_alias(client, corpus_index):
+    response = client.search("sourdough starter", index=corpus_index, top_k=2, page=2, window=10)
+    assert (response.top_k, response.page_size, response.page) == (2, 2, 2)
+    assert [h.rank for h in response.hits] == [3, 4]
+
+
+def test_a_page_beyond_the_window_gets_422_naming_the_fields(api, corpus_index):
+    body = {"query": "x", "index": corpus_index, "page": 3, "page_size": 5, "window": 10}
+    response = httpx.post(f"{api}/v1/search", json=body, timeout=10)
+    assert response.status_code == 422
+    assert [d["field"] for d in response.json()["details"]] == ["page", "page_size", "window"]
+    assert "must be at most window (10)" in response.json()["message"]
+
+
+@pytest.mark.parametrize(("fusion", "options"), [("rrf", {}), ("weighted_rrf", {"weights": {"dense": 2.0}}),
+                                                 ("convex", {"alpha": 0.3}), ("dbsf", {})])
+def test_explain_contributions_sum_to_the_score(client, corpus_index, fusion, options):
+    response = client.search("file paths os.path.join", index=corpus_index, fusion=fusion, explain=True,
+                             rrf_k=60, **options)
+    assert response.hits
+    for hit in response.hits:
+        assert hit.explanation is not None
+        assert hit.explanation.fusion == fusion
+        assert sum(leg.contribution for leg in hit.explanation.legs.values()) == pytest.approx(hit.score)
+        for leg, found in hit.legs.items():
+            assert (hit.explanation.legs[leg].rank, hit.explanation.legs[leg].score) == (found.rank, found.score)
+    params = response.hits[0].explanation.params
+    if fusion == "weighted_rrf":
+        assert params == {"rrf_k": 60, "weights": {"bm25": 1.0, "dense": 2.0}}
+    if fusion == "convex":
+        assert params == {"alpha": 0.3, "normalization": "minmax"}
+        assert all(leg.normalized is not None for leg in response.hits[0].explanation.legs.values())
+
+
+def test_explain_is_off_by_default(client, corpus_index):
+    response = client.search("sourdough starter", index=corpus_index)
+    assert all(hit.explanation is None for hit in response.hits)
+
+
+def test_bm25_matches_are_highlighted_by_elasticsearch(client, corpus_index):
+    response = client.search(IDENTIFIER_QUERY, mode="bm25", index=corpus_index, top_k=1)
+    hit = response.hits[0]
+    assert hit.snippet_source == "bm25"
+    assert any("<em>KX9ZQ4471</em>" in fragment for fragment in hit.highlights)
+    assert all(len(fragment) <= 150 + 40 for fragment in hit.highlights)
+
+
+def test_dense_only_hits_get_a_client_side_snippet(client, corpus_index):
+    response = client.search(PARAPHRASE_QUERY, index=corpus_index, top_k=4, candidate_k=2)
+    hit = next(h for h in response.hits if h.doc_id == "tomatoes")
+    assert hit.snippet_source == "dense"
+    assert hit.highlights == [" ".join(hit.text.split())[:150]]  # no query term in the text: its start
+
+
+def test_highlighting_can_be_turned_off(client, corpus_index):
+    response = client.search(IDENTIFIER_QUERY, index=corpus_index, highlight=False)
+    assert all(h.highlights == [] and h.snippet_source is None for h in response.hits)
+
+
+def test_group_by_document_puts_each_document_at_its_best_chunk(client, corpus_index):
+    chunks = client.search("error timeout paths water bread", index=corpus_index, page_size=20, window=20)
+    documents = client.search("error timeout paths water bread", index=corpus_index, page_size=20, window=20,
+                              group_by="document")
+    assert documents.group_by == "document"
+    assert doc_ids(documents) == list(dict.fromkeys(doc_ids(chunks)))
+    assert documents.total_in_window == len(documents.hits)
+    assert [h.rank for h in documents.hits] == list(range(1, len(documents.hits) + 1))
+    for hit in documents.hits:
+        assert hit.chunks[0].chunk_id == hit.chunk_id
+        assert [c.rank for c in hit.chunks] == sorted(c.rank for c in hit.chunks)
+
+
+async def test_async_sdk_pages_and_explains(api, corpus_index):
+    from search_platform.client import AsyncSearchClient
+
+    async with AsyncSearchClient(api) as sdk:
+        response = await sdk.search("sourdough starter", index=corpus_index, page=2, page_size=1, window=5,
+                                    explain=True, group_by="document")
+    assert (response.page, response.page_size, response.window) == (2, 1, 5)
+    assert [h.rank for h in response.hits] == [2]
+    assert response.hits[0].explanation is not None

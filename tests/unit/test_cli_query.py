@@ -1,7 +1,9 @@
 import pytest
 import typer
+from rich.console import Console
 
-from search_platform.cli_query import fusion_options
+from search_platform.cli_query import fusion_options, print_results, snippet_markup, view_options
+from search_platform.client import Hit, SearchResponse
 
 UNSET = {"fusion": None, "alpha": None, "weight_bm25": None, "weight_dense": None, "normalization": None}
 
@@ -26,3 +28,36 @@ def test_both_weights():
 def test_unknown_choices_are_bad_parameters(flag, value, message):
     with pytest.raises(typer.BadParameter, match=message):
         fusion_options(**{**UNSET, flag: value})
+
+
+def test_view_flags_become_sdk_keyword_arguments():
+    assert view_options(page=2, window=None, group_by="document", highlight=False, explain=True) == {
+        "page": 2, "group_by": "document", "highlight": False, "explain": True}
+    assert view_options(page=1, window=30, group_by="chunk", highlight=True, explain=False)["window"] == 30
+    with pytest.raises(typer.BadParameter, match="chunk, document"):
+        view_options(page=1, window=None, group_by="page", highlight=True, explain=False)
+
+
+def hit(**fields) -> Hit:
+    return Hit.model_validate({"rank": 1, "score": 0.5, "chunk_id": "c", "doc_id": "d", "chunk_index": 0,
+                               "text": "Plain  [text]\nhere", **fields})
+
+
+def test_snippet_markup_bolds_highlights_and_escapes_rich_markup():
+    assert snippet_markup(hit(highlights=["a <em>[b]</em>", "c"])) == r"a [bold yellow]\[b][/bold yellow] … c"
+    assert snippet_markup(hit()) == r"Plain \[text] here"
+
+
+def test_print_results_shows_highlights_and_explanations():
+    explanation = {"fusion": "rrf", "params": {"rrf_k": 60}, "score": 0.5,
+                   "legs": {"bm25": {"rank": 1, "score": 7.5, "normalized": None, "contribution": 0.5}}}
+    response = SearchResponse.model_validate({
+        "mode": "hybrid", "index": "i", "top_k": 1, "candidate_k": 1, "rrf_k": 60, "fusion": "rrf", "took_ms": 1.0,
+        "leg_took_ms": {}, "page": 2, "page_size": 1, "window": 10, "total_in_window": 4,
+        "hits": [hit(highlights=["the <em>hinge</em>"], explanation=explanation).model_dump()]})
+    console = Console(record=True, width=200)
+    print_results(console, response)
+    text = console.export_text()
+    assert "page 2 · 4 in window 10" in text
+    assert "the hinge" in text
+    assert "rrf rrf_k=60" in text and "0.5000" in text

@@ -17,6 +17,14 @@ SOURCE_FIELDS: tuple[str, ...] = (
     "indexed_at",
 )
 
+HIGHLIGHT_FRAGMENT_CHARS = 150
+HIGHLIGHT_FRAGMENTS = 3
+HIGHLIGHT: dict[str, Any] = {
+    "pre_tags": ["<em>"],
+    "post_tags": ["</em>"],
+    "fields": {"text": {"fragment_size": HIGHLIGHT_FRAGMENT_CHARS, "number_of_fragments": HIGHLIGHT_FRAGMENTS}},
+}
+
 
 def bm25_body(
     query: str,
@@ -26,20 +34,25 @@ def bm25_body(
     filters: list[dict[str, Any]],
     title_boost: float,
     tech_boost: float,
+    highlight: bool = False,
 ) -> dict[str, Any]:
-    """BM25 over text and title, plus the technical-terms field when the query has technical terms."""
+    """BM25 over text and title, plus the technical-terms field when the query has technical terms; with
+    highlight, up to 3 fragments of ~150 characters of text, matches in <em>."""
     should: list[dict[str, Any]] = [
         {"match": {"text": {"query": query}}},
         {"match": {"title": {"query": query, "boost": title_boost}}},
     ]
     if tech_query:
         should.append({"match": {"tech": {"query": tech_query, "boost": tech_boost}}})
-    return {
+    body: dict[str, Any] = {
         "size": candidate_k,
         "track_total_hits": False,
         "_source": list(SOURCE_FIELDS),
         "query": {"bool": {"should": should, "minimum_should_match": 1, "filter": filters}},
     }
+    if highlight:
+        body["highlight"] = HIGHLIGHT
+    return body
 
 
 def num_candidates_for(candidate_k: int, *, factor: float, minimum: int) -> int:

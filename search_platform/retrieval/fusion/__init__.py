@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from search_platform.retrieval.fusion import convex, dbsf, rrf, weighted_rrf
 from search_platform.retrieval.fusion.base import (
     DEFAULT_ALPHA,
     DEFAULT_NORMALIZATION,
     DEFAULT_WEIGHT,
     FuseFn,
     FusionParams,
+    explain_params,
 )
 from search_platform.retrieval.fusion.convex import fuse_convex
 from search_platform.retrieval.fusion.dbsf import fuse_dbsf
@@ -22,15 +24,24 @@ FUSERS: dict[str, FuseFn] = {
     "dbsf": fuse_dbsf,
 }
 
+FUSION_READS: dict[str, tuple[str, ...]] = {
+    "rrf": rrf.READS,
+    "weighted_rrf": weighted_rrf.READS,
+    "convex": convex.READS,
+    "dbsf": dbsf.READS,
+}
+
 __all__ = [
     "DEFAULT_ALPHA",
     "DEFAULT_NORMALIZATION",
     "DEFAULT_WEIGHT",
     "FUSERS",
+    "FUSION_READS",
     "NORMALIZERS",
     "FuseFn",
     "FusionParams",
     "Normalization",
+    "explain_params",
     "fuse_convex",
     "fuse_dbsf",
     "fuse_rrf",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from search_platform.domain.models import FusedHit, Leg, LegScore, RankedList
 from search_platform.retrieval.fusion.normalize import Normalization, Normalizer
@@ -34,44 +34,71 @@ class FuseFn(Protocol):
     def __call__(self, lists: Sequence[RankedList], params: FusionParams) -> list[FusedHit]: ...
 
 
-def rank_fused(
-    scores: Mapping[str, float],
-    legs: Mapping[str, dict[Leg, LegScore]],
-    sources: Mapping[str, dict[str, Any]],
-) -> list[FusedHit]:
-    """Order by fused score; ties go to the better best-leg rank, then to the chunk id (stable across runs)."""
+class Collected(NamedTuple):
+    """Per chunk, from every leg that found it: rank and raw score, stored fields, and BM25 highlights."""
+
+    legs: dict[str, dict[Leg, LegScore]]
+    sources: dict[str, dict[str, Any]]
+    highlights: dict[str, tuple[str, ...]]
+
+
+Parts = Mapping[str, Mapping[Leg, float]]
+
+
+def rank_fused(contributions: Parts, collected: Collected, normalized: Parts | None = None) -> list[FusedHit]:
+    """Score each chunk as the sum of its legs' contributions and order by it; ties go to the better best-leg
+    rank, then to the chunk id (stable across runs)."""
+    scores = {chunk_id: sum(parts.values()) for chunk_id, parts in contributions.items()}
+    legs = collected.legs
     order = sorted(
         scores,
         key=lambda chunk_id: (-scores[chunk_id], min(s.rank for s in legs[chunk_id].values()), chunk_id),
     )
     return [
         FusedHit(chunk_id=chunk_id, rank=position, score=scores[chunk_id], legs=legs[chunk_id],
-                 source=sources[chunk_id])
+                 source=collected.sources[chunk_id], contributions=dict(contributions[chunk_id]),
+                 normalized=dict((normalized or {}).get(chunk_id, {})),
+                 highlights=collected.highlights.get(chunk_id, ()))
         for position, chunk_id in enumerate(order, start=1)
     ]
 
 
-def collect_legs(
-    lists: Sequence[RankedList],
-) -> tuple[dict[str, dict[Leg, LegScore]], dict[str, dict[str, Any]]]:
-    """Per chunk: its rank and raw score in each leg that found it, and its stored fields."""
-    legs: dict[str, dict[Leg, LegScore]] = {}
-    sources: dict[str, dict[str, Any]] = {}
+def collect_legs(lists: Sequence[RankedList]) -> Collected:
+    """Per chunk: its rank and raw score in each leg that found it, its stored fields and its highlights."""
+    collected = Collected({}, {}, {})
     for ranked in lists:
         for hit in ranked.hits:
-            legs.setdefault(hit.chunk_id, {})[ranked.leg] = LegScore(rank=hit.rank, score=hit.score)
-            sources.setdefault(hit.chunk_id, hit.source)
-    return legs, sources
+            collected.legs.setdefault(hit.chunk_id, {})[ranked.leg] = LegScore(rank=hit.rank, score=hit.score)
+            collected.sources.setdefault(hit.chunk_id, hit.source)
+            if hit.highlights:
+                collected.highlights.setdefault(hit.chunk_id, hit.highlights)
+    return collected
 
 
-def normalized_sum(
+def normalized_parts(
     lists: Sequence[RankedList], normalizer: Normalizer, coefficient: Callable[[Leg], float]
-) -> dict[str, float]:
-    """Per chunk: the sum over legs of coefficient(leg) times its normalised score there (or the leg's absent value)."""
-    totals = {hit.chunk_id: 0.0 for ranked in lists for hit in ranked.hits}
+) -> tuple[dict[str, dict[Leg, float]], dict[str, dict[Leg, float]]]:
+    """Per chunk and leg: coefficient(leg) times its normalised score there (or the leg's absent value), and
+    that normalised score. Returns (contributions, normalized)."""
+    chunk_ids = dict.fromkeys(hit.chunk_id for ranked in lists for hit in ranked.hits)
+    contributions: dict[str, dict[Leg, float]] = {chunk_id: {} for chunk_id in chunk_ids}
+    normalized: dict[str, dict[Leg, float]] = {chunk_id: {} for chunk_id in chunk_ids}
     for ranked in lists:
-        normalized = normalizer([hit.score for hit in ranked.hits])
-        present = {hit.chunk_id: score for hit, score in zip(ranked.hits, normalized.scores, strict=True)}
-        for chunk_id in totals:
-            totals[chunk_id] += coefficient(ranked.leg) * present.get(chunk_id, normalized.absent)
-    return totals
+        result = normalizer([hit.score for hit in ranked.hits])
+        present = {hit.chunk_id: score for hit, score in zip(ranked.hits, result.scores, strict=True)}
+        for chunk_id in chunk_ids:
+            value = present.get(chunk_id, result.absent)
+            normalized[chunk_id][ranked.leg] = value
+            contributions[chunk_id][ranked.leg] = coefficient(ranked.leg) * value
+    return contributions, normalized
+
+
+def explain_params(params: FusionParams, names: Sequence[str]) -> dict[str, Any]:
+    """The named parameters as plain values (weights as a full per-leg map) for an explanation."""
+    values: dict[str, Any] = {
+        "rrf_k": params.rrf_k,
+        "weights": {leg.value: params.weight(leg) for leg in Leg},
+        "alpha": params.alpha,
+        "normalization": params.normalization.value,
+    }
+    return {name: values[name] for name in names}

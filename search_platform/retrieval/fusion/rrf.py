@@ -9,6 +9,8 @@ from search_platform.domain.models import FusedHit, RankedList
 from search_platform.retrieval.fusion.base import FusionParams
 from search_platform.retrieval.fusion.weighted_rrf import fuse_weighted_rrf
 
+READS = ("rrf_k",)
+
 
 def fuse_rrf(lists: Sequence[RankedList], params: FusionParams) -> list[FusedHit]:
     """Plain RRF with 1-based ranks: weighted RRF with every weight 1. Reads rrf_k only; ignores weights."""

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from search_platform.domain.models import Filters, FusedHit, Leg, SearchResult
+from search_platform.domain.models import Filters, FusedHit, Leg, SearchMode, SearchResult
+from search_platform.retrieval.fusion import FUSION_READS, explain_params
 from search_platform.retrieval.hybrid import SearchRequest
 from search_platform.service.deps import ResourcesDep
 from search_platform.service.schemas import (
+    ChunkRefBody,
     ErrorBody,
+    ExplanationBody,
     FiltersBody,
     HitBody,
+    LegExplanationBody,
     LegScoreBody,
     SearchBody,
     SearchResponseBody,
@@ -39,8 +43,24 @@ def to_weights(body: WeightsBody | None) -> dict[Leg, float] | None:
     return None if body is None else {Leg.BM25: body.bm25, Leg.DENSE: body.dense}
 
 
-def to_hit(hit: FusedHit) -> HitBody:
-    """Domain hit -> wire hit."""
+def to_explanation(hit: FusedHit, request: SearchRequest) -> ExplanationBody:
+    """A hit's fused score taken apart by leg, with the parameters its fusion method read."""
+    hybrid = request.mode is SearchMode.HYBRID
+    fusion = request.fusion if hybrid else "none"
+    params = explain_params(request.fusion_params(), FUSION_READS.get(fusion, ())) if hybrid else {}
+    legs = {}
+    for leg in Leg:
+        if leg not in hit.legs and leg not in hit.contributions:
+            continue
+        found = hit.legs.get(leg)
+        legs[leg.value] = LegExplanationBody(
+            rank=found.rank if found else None, score=found.score if found else None,
+            normalized=hit.normalized.get(leg), contribution=hit.contributions.get(leg, 0.0))
+    return ExplanationBody(fusion=fusion, params=params, score=hit.score, legs=legs)
+
+
+def to_hit(hit: FusedHit, request: SearchRequest) -> HitBody:
+    """Domain hit -> wire hit (with its explanation when the request asked)."""
     source = hit.source
     return HitBody(
         rank=hit.rank,
@@ -55,6 +75,11 @@ def to_hit(hit: FusedHit) -> HitBody:
         tags=list(source.get("tags", [])),
         tenant=str(source.get("tenant", "")),
         legs={leg.value: LegScoreBody(rank=s.rank, score=s.score) for leg, s in hit.legs.items()},
+        highlights=list(hit.highlights),
+        snippet_source=hit.snippet_source,
+        explanation=to_explanation(hit, request) if request.explain else None,
+        chunks=[ChunkRefBody(chunk_id=c.chunk_id, chunk_index=c.chunk_index, rank=c.rank, score=c.score)
+                for c in hit.chunks],
     )
 
 
@@ -67,9 +92,14 @@ def to_response(request: SearchRequest, result: SearchResult) -> SearchResponseB
         candidate_k=request.candidate_k,
         rrf_k=request.rrf_k,
         fusion=request.fusion,
+        page=request.page,
+        page_size=request.top_k,
+        window=request.fusion_window,
+        total_in_window=result.total_in_window,
+        group_by=request.group_by,
         took_ms=result.took_ms,
         leg_took_ms={leg.value: ms for leg, ms in result.leg_took_ms.items()},
-        hits=[to_hit(hit) for hit in result.hits],
+        hits=[to_hit(hit, request) for hit in result.hits],
     )
 
 
@@ -84,6 +114,12 @@ async def search(body: SearchBody, resources: ResourcesDep) -> SearchResponseBod
         query=body.query,
         mode=body.mode,
         top_k=body.top_k,
+        page=body.page,
+        page_size=body.page_size,
+        window=body.window,
+        highlight=body.highlight,
+        explain=body.explain,
+        group_by=body.group_by,
         candidate_k=body.candidate_k,
         rrf_k=body.rrf_k,
         filters=to_filters(body.filters),

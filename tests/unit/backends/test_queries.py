@@ -28,6 +28,36 @@ def test_bm25_body_with_technical_terms():
     }
 
 
+def test_bm25_body_with_highlight_asks_for_text_fragments():
+    body = bm25_body("join paths", tech_query="", candidate_k=10, filters=[], title_boost=0.5, tech_boost=1.0,
+                     highlight=True)
+    assert body == {
+        "size": 10,
+        "track_total_hits": False,
+        "_source": list(SOURCE_FIELDS),
+        "query": {
+            "bool": {
+                "should": [
+                    {"match": {"text": {"query": "join paths"}}},
+                    {"match": {"title": {"query": "join paths", "boost": 0.5}}},
+                ],
+                "minimum_should_match": 1,
+                "filter": [],
+            }
+        },
+        "highlight": {
+            "pre_tags": ["<em>"],
+            "post_tags": ["</em>"],
+            "fields": {"text": {"fragment_size": 150, "number_of_fragments": 3}},
+        },
+    }
+
+
+def test_bm25_body_without_highlight_has_no_highlight_key():
+    body = bm25_body("q", tech_query="", candidate_k=10, filters=[], title_boost=0.5, tech_boost=1.0)
+    assert "highlight" not in body
+
+
 def test_bm25_body_without_technical_terms_has_no_tech_clause():
     body = bm25_body("join two paths", tech_query="", candidate_k=10, filters=[], title_boost=0.5, tech_boost=2.0)
     assert body["query"]["bool"]["should"] == [

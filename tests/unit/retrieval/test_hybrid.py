@@ -2,7 +2,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from search_platform.domain.models import Leg, RankedList, SearchMode
+from search_platform.domain.models import GroupBy, Leg, RankedHit, RankedList, SearchMode, SnippetSource
 from search_platform.retrieval.base import LegRequest
 from search_platform.retrieval.fusion import FUSERS, FusionParams, Normalization
 from search_platform.retrieval.hybrid import HybridSearcher, SearchRequest
@@ -47,3 +47,65 @@ async def test_every_registered_fusion_runs(fusion):
     result = await HybridSearcher(LEGS).search(request(fusion=fusion))
     assert [h.rank for h in result.hits] == [1, 2, 3, 4]
     assert result.hits[0].chunk_id == "b"
+
+
+def paged(**fields) -> SearchRequest:
+    return SearchRequest(query="q", index="i", candidate_k=10, rrf_k=7,
+                         **{"mode": SearchMode.HYBRID, "top_k": 2, **fields})
+
+
+async def test_pages_are_disjoint_consecutive_slices_of_the_window():
+    searcher = HybridSearcher(LEGS)
+    whole = await searcher.search(paged(top_k=4, window=4))
+    first = await searcher.search(paged(page=1, window=4))
+    second = await searcher.search(paged(page=2, window=4))
+    assert [h.chunk_id for h in first.hits + second.hits] == [h.chunk_id for h in whole.hits]
+    assert [h.rank for h in second.hits] == [3, 4]
+    assert first.total_in_window == second.total_in_window == 4
+
+
+async def test_the_window_caps_what_pages_can_reach():
+    result = await HybridSearcher(LEGS).search(paged(page=2, window=3))
+    assert ([h.rank for h in result.hits], result.total_in_window) == ([3], 3)
+
+
+async def test_single_leg_hits_contribute_their_raw_score():
+    result = await HybridSearcher(LEGS).search(paged(mode=SearchMode.BM25, top_k=3))
+    assert [h.contributions for h in result.hits] == [{Leg.BM25: 9.0}, {Leg.BM25: 8.0}, {Leg.BM25: 1.0}]
+
+
+async def test_the_bm25_leg_is_asked_to_highlight_and_others_get_a_client_side_snippet():
+    seen: list[LegRequest] = []
+
+    @dataclass
+    class Highlighting:
+        leg: Leg = Leg.BM25
+
+        async def retrieve(self, request: LegRequest) -> RankedList:
+            seen.append(request)
+            return RankedList(leg=Leg.BM25, hits=(RankedHit("a", 1, 2.0, {"text": "x"}, ("<em>q</em> a",)),))
+
+    dense = RankedList(Leg.DENSE, (RankedHit("b", 1, 0.5, {"text": "No match. The q is here."}),))
+    legs = {Leg.BM25: Highlighting(), Leg.DENSE: FixedLeg(Leg.DENSE, dense)}
+    result = await HybridSearcher(legs).search(paged(highlight=True))
+    assert seen[0].highlight is True
+    assert [(h.chunk_id, h.highlights, h.snippet_source) for h in result.hits] == [
+        ("a", ("<em>q</em> a",), SnippetSource.BM25), ("b", ("The <em>q</em> is here.",), SnippetSource.DENSE)]
+
+
+async def test_without_highlight_hits_have_no_snippet():
+    result = await HybridSearcher(LEGS).search(paged())
+    assert all(h.highlights == () and h.snippet_source is None for h in result.hits)
+
+
+async def test_group_by_document_pages_documents():
+    dense = RankedList(Leg.DENSE, (RankedHit("a#1", 1, 0.9, {"doc_id": "a", "chunk_index": 1}),
+                                   RankedHit("b#0", 2, 0.8, {"doc_id": "b"}),
+                                   RankedHit("a#0", 3, 0.7, {"doc_id": "a"}),
+                                   RankedHit("c#0", 4, 0.6, {"doc_id": "c"})))
+    searcher = HybridSearcher({Leg.DENSE: FixedLeg(Leg.DENSE, dense)})
+    result = await searcher.search(paged(mode=SearchMode.SEMANTIC, page=2, window=4, group_by=GroupBy.DOCUMENT))
+    assert [(h.chunk_id, h.rank) for h in result.hits] == [("c#0", 3)]
+    assert result.total_in_window == 3
+    first = await searcher.search(paged(mode=SearchMode.SEMANTIC, window=4, group_by=GroupBy.DOCUMENT))
+    assert [c.chunk_id for c in first.hits[0].chunks] == ["a#1", "a#0"]

@@ -5,7 +5,7 @@ import pytest
 
 from search_platform.config import RetrievalSettings
 from search_platform.domain.errors import InvalidQueryError
-from search_platform.domain.models import Filters, Leg, SearchMode
+from search_platform.domain.models import Filters, GroupBy, Leg, SearchMode
 from search_platform.retrieval.fusion import FUSERS, FusionParams, Normalization
 from search_platform.retrieval.hybrid import HybridSearcher, SearchRequest
 from search_platform.service.search_service import SearchParams, SearchService
@@ -18,7 +18,7 @@ def service(**limits) -> SearchService:
 def test_defaults_fill_every_k():
     request = service(top_k=7, candidate_k=50, rrf_k=30).resolve(SearchParams(query="  hello  "))
     assert request == SearchRequest(query="hello", mode=SearchMode.HYBRID, index="sp-chunks", top_k=7,
-                                    candidate_k=50, rrf_k=30, filters=Filters())
+                                    candidate_k=50, rrf_k=30, filters=Filters(), window=100)
 
 
 def test_candidate_k_default_grows_to_top_k():
@@ -88,3 +88,44 @@ def test_fusion_params_are_checked(params, message):
 
 def test_one_zero_weight_is_fine_when_the_other_leg_weighs_something():
     assert service().resolve(SearchParams(query="q", weights={Leg.BM25: 0.0})).weights == {Leg.BM25: 0.0}
+
+
+def test_page_size_defaults_to_top_k_and_window_to_settings():
+    request = service(window=40).resolve(SearchParams(query="q", top_k=5, page=3))
+    assert (request.top_k, request.page, request.window, request.fusion_window) == (5, 3, 40, 40)
+    assert service().resolve(SearchParams(query="q", page_size=6)).top_k == 6
+    assert service().resolve(SearchParams(query="q", page_size=6, top_k=6)).top_k == 6
+
+
+def test_the_default_window_holds_at_least_one_page():
+    assert service(window=10, max_top_k=50).resolve(SearchParams(query="q", page_size=30)).window == 30
+
+
+def test_view_options_pass_through():
+    request = service().resolve(SearchParams(query="q", highlight=True, explain=True, group_by=GroupBy.DOCUMENT))
+    assert (request.highlight, request.explain, request.group_by) == (True, True, GroupBy.DOCUMENT)
+    assert (service().resolve(SearchParams(query="q")).highlight, request.page) == (False, 1)
+
+
+@pytest.mark.parametrize(
+    ("params", "message", "fields"),
+    [
+        (SearchParams(query="q", page=3, page_size=5, window=10),
+         "page * page_size (3 * 5 = 15) must be at most window (10)", ("page", "page_size", "window")),
+        (SearchParams(query="q", window=1001), "window must be at most 1000", ("window",)),
+        (SearchParams(query="q", page=0), "page starts at 1", ("page",)),
+        (SearchParams(query="q", page_size=5, top_k=6), "page_size (5) and top_k (6) differ", ("page_size", "top_k")),
+        (SearchParams(query="q", page_size=101), "top_k must be at most 100", ("page_size", "top_k")),
+    ],
+)
+def test_paging_limits_name_the_fields(params, message, fields):
+    with pytest.raises(InvalidQueryError, match=re.escape(message)) as caught:
+        service().resolve(params)
+    assert caught.value.fields == fields
+
+
+def test_invalid_query_error_survives_pickling():
+    import pickle
+
+    error = pickle.loads(pickle.dumps(InvalidQueryError("bad", fields=("page",))))
+    assert (error.message, error.fields) == ("bad", ("page",))
