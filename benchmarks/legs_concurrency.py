@@ -17,8 +17,10 @@ from typing import Any
 from search_platform.backends.elasticsearch.client import build_async_client
 from search_platform.backends.elasticsearch.queries import bm25_body, knn_body, num_candidates_for
 from search_platform.config import load_settings
-from search_platform.domain.models import SearchMode
+from search_platform.domain.models import Leg, SearchMode
 from search_platform.embeddings.factory import build_embedder
+from search_platform.retrieval.base import ranked_list_from_response
+from search_platform.retrieval.fusion import FusionParams, fuse_rrf
 from search_platform.retrieval.hybrid import SearchRequest
 from search_platform.service.resources import build_search_service
 from search_platform.text.tokenizer import technical_query
@@ -50,7 +52,10 @@ async def run(index: str, queries: list[str], rounds: int) -> None:
             timings["gather"].append((time.perf_counter() - started) * 1000)
             started = time.perf_counter()
             vector = await asyncio.to_thread(embedder.embed_query, text)
-            await es.msearch(index=index, searches=msearch_bodies(text, vector, 100))
+            response = await es.msearch(index=index, searches=msearch_bodies(text, vector, 100))
+            lists = [ranked_list_from_response(leg, body, started=started)
+                     for leg, body in zip((Leg.BM25, Leg.DENSE), response["responses"], strict=True)]
+            fuse_rrf(lists, FusionParams(rrf_k=60))
             timings["msearch"].append((time.perf_counter() - started) * 1000)
     await es.close()
     for name, values in timings.items():

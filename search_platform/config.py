@@ -94,6 +94,27 @@ class RetrievalSettings(BaseModel):
         return self
 
 
+class RerankSettings(BaseModel):
+    """The optional cross-encoder stage that rescores the fused top_n; a model path makes it available per request,
+    enabled makes it the default."""
+
+    enabled: bool = False
+    model_path: Path | None = None  # a local cross-encoder directory; nothing is downloaded
+    top_n: Annotated[int, Field(ge=1, le=1000)] = 50
+    budget_ms: Annotated[float, Field(gt=0)] = 500
+    batch_size: Annotated[int, Field(ge=1, le=1024)] = 16
+    max_length: Annotated[int, Field(ge=8, le=8192)] = 256
+
+    @model_validator(mode="after")
+    def _model_present(self) -> RerankSettings:
+        if self.enabled and self.model_path is None:
+            raise ValueError("rerank.enabled needs a local cross-encoder directory: set SP_RERANK__MODEL_PATH")
+        if self.model_path is not None and not self.model_path.is_dir():
+            raise ValueError(f"SP_RERANK__MODEL_PATH={self.model_path} is not a directory (a local cross-encoder "
+                             "model directory, with config.json and the tokenizer)")
+        return self
+
+
 class IngestionSettings(BaseModel):
     """Batching and retry budget of the Celery ingestion pipeline."""
 
@@ -151,6 +172,7 @@ class Settings(BaseSettings):
     chunking: ChunkingSettings = ChunkingSettings()
     retrieval: RetrievalSettings = RetrievalSettings()
     ingestion: IngestionSettings = IngestionSettings()
+    rerank: RerankSettings = RerankSettings()
     service: ServiceSettings = ServiceSettings()
     infra: InfraSettings = InfraSettings()
 

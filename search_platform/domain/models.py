@@ -143,7 +143,8 @@ class FusedHit:
 
     contributions: what each leg added to score (they sum to it); normalized: each leg's normalised score, for
     methods that normalise; highlights and snippet_source: marked-up fragments of the text; chunks: for a
-    document-level hit, every matching chunk of the document.
+    document-level hit, every matching chunk of the document; rerank_score: the reranker's score, when the hit was
+    among the reranked top_n.
     """
 
     chunk_id: str
@@ -156,14 +157,17 @@ class FusedHit:
     highlights: tuple[str, ...] = ()
     snippet_source: SnippetSource | None = None
     chunks: tuple[ChunkRef, ...] = ()
+    rerank_score: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class SearchResult:
-    """What a search returns, whatever the mode."""
+    """What a search returns, whatever the mode; rerank_reason says why a requested rerank did not happen."""
 
     mode: SearchMode
     hits: tuple[FusedHit, ...]
     took_ms: float
     leg_took_ms: dict[Leg, float]
     total_in_window: int = 0
+    reranked: bool = False
+    rerank_reason: str | None = None
