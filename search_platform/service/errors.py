@@ -8,6 +8,9 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from kombu.exceptions import OperationalError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from search_platform.domain.errors import (
     BackendError,
@@ -19,6 +22,8 @@ from search_platform.domain.errors import (
 )
 
 logger = logging.getLogger(__name__)
+
+QUEUE_ERRORS: tuple[type[Exception], ...] = (RedisConnectionError, RedisTimeoutError, OperationalError)
 
 STATUS_BY_ERROR: dict[type[SearchPlatformError], tuple[int, str]] = {
     InvalidQueryError: (422, "invalid_request"),
@@ -61,6 +66,11 @@ async def _validation_error(_: Request, error: Exception) -> JSONResponse:
     return error_response(422, "invalid_request", message, details)
 
 
+async def _queue_unavailable(_: Request, error: Exception) -> JSONResponse:
+    logger.warning("Redis unreachable: %s", error)
+    return error_response(503, "queue_unavailable", f"Redis (job store and queue) unreachable: {error}")
+
+
 async def _unexpected(_: Request, error: Exception) -> JSONResponse:
     logger.exception("unhandled error", exc_info=error)
     return error_response(500, "internal_error", "internal error; see the service log")
@@ -70,4 +80,6 @@ def install_error_handlers(app: FastAPI) -> None:
     """Register every handler on app."""
     app.add_exception_handler(SearchPlatformError, _domain_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
+    for redis_error in QUEUE_ERRORS:
+        app.add_exception_handler(redis_error, _queue_unavailable)
     app.add_exception_handler(Exception, _unexpected)

@@ -83,22 +83,31 @@ def worker(services: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iter
     _stop(process)
 
 
-@pytest.fixture(scope="session")
-def api(services: Settings, worker: subprocess.Popen[bytes], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    log = (tmp_path_factory.mktemp("api") / "api.log").open("wb")
-    process = subprocess.Popen([CLI, "serve"], cwd=ROOT, env=_child_env(services), stdout=log, stderr=log)
-    url = f"http://127.0.0.1:{services.service.port}"
+def launch_api(settings: Settings, log_path: Path, **env_overrides: str) -> tuple[subprocess.Popen[bytes], str]:
+    """Start `search-platform serve` on a free port and wait until it answers /healthz (healthy or not)."""
+    port = _free_port()
+    env = {**_child_env(settings), "SP_SERVICE__PORT": str(port), **env_overrides}
+    log = log_path.open("wb")
+    process = subprocess.Popen([CLI, "serve"], cwd=ROOT, env=env, stdout=log, stderr=log)
+    url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
     while True:
         try:
-            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                break
+            httpx.get(f"{url}/healthz", timeout=5)
+            return process, url
         except httpx.TransportError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            _stop(process)
-            pytest.fail(f"API did not start; see {log.name}")
-        time.sleep(0.5)
+            if process.poll() is not None or time.monotonic() > deadline:
+                _stop(process)
+                pytest.fail(f"API did not start; see {log_path}")
+            time.sleep(0.5)
+
+
+@pytest.fixture(scope="session")
+def api(services: Settings, worker: subprocess.Popen[bytes], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    process, url = launch_api(services, tmp_path_factory.mktemp("api") / "api.log")
+    if httpx.get(f"{url}/healthz", timeout=10).status_code != 200:
+        _stop(process)
+        pytest.fail("API started but /healthz is not 200")
     yield url
     _stop(process)
 

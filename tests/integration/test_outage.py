@@ -1,38 +1,34 @@
-"""The API's answers when Elasticsearch cannot be reached: 503 with a clear body, never a stack trace."""
+"""The API's answers when Elasticsearch or Redis cannot be reached: 503 with a clear body, never a stack trace."""
 
 from __future__ import annotations
 
-import subprocess
-import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
 
 from search_platform.config import Settings
-from tests.integration.conftest import CLI, ROOT, _child_env, _free_port, _stop
+from tests.integration.conftest import _free_port, _stop, launch_api
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
 def api_without_elasticsearch(services: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port, dead_port = _free_port(), _free_port()
-    env = {**_child_env(services), "SP_SERVICE__PORT": str(port),
-           "SP_ELASTICSEARCH__URL": f"http://127.0.0.1:{dead_port}", "SP_ELASTICSEARCH__MAX_RETRIES": "1"}
-    log = (tmp_path_factory.mktemp("api-down") / "api.log").open("wb")
-    process = subprocess.Popen([CLI, "serve"], cwd=ROOT, env=env, stdout=log, stderr=log)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            httpx.get(f"{url}/healthz", timeout=2)
-            break
-        except httpx.TransportError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                _stop(process)
-                pytest.fail(f"API did not start; see {log.name}")
-            time.sleep(0.5)
+    process, url = launch_api(
+        services,
+        tmp_path_factory.mktemp("api-no-es") / "api.log",
+        SP_ELASTICSEARCH__URL=f"http://127.0.0.1:{_free_port()}",
+        SP_ELASTICSEARCH__MAX_RETRIES="1",
+    )
+    yield url
+    _stop(process)
+
+
+@pytest.fixture(scope="module")
+def api_without_redis(services: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    process, url = launch_api(services, tmp_path_factory.mktemp("api-no-redis") / "api.log",
+                              SP_REDIS__URL=f"redis://127.0.0.1:{_free_port()}/0")
     yield url
     _stop(process)
 
@@ -52,3 +48,13 @@ def test_healthz_names_the_failing_dependency(api_without_elasticsearch):
     dependencies = response.json()["dependencies"]
     assert dependencies["elasticsearch"]["ok"] is False
     assert dependencies["redis"]["ok"] is True
+
+
+def test_ingest_without_redis_is_503(api_without_redis):
+    response = httpx.post(f"{api_without_redis}/v1/ingest", json={"documents": [{"doc_id": "a", "content": "x"}]},
+                          timeout=60)
+    assert response.status_code == 503
+    assert response.json()["error"] == "queue_unavailable"
+    health = httpx.get(f"{api_without_redis}/healthz", timeout=30)
+    assert health.status_code == 503
+    assert health.json()["dependencies"]["redis"]["ok"] is False
