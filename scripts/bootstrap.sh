@@ -17,14 +17,14 @@ fi
 
 command -v uv >/dev/null || python3 -m pip install -q uv
 [ -x .venv/bin/python ] || uv venv -q -p 3.11 .venv
-VIRTUAL_ENV="$PWD/.venv" uv pip install -q -e '.[dev,eval]'
+VIRTUAL_ENV="$PWD/.venv" uv pip install -q -e '.[dev,eval,load]'
 
 if [ ! -f .env ] || ! grep -q '^SP_ELASTICSEARCH__PASSWORD=' .env; then
   stored=/var/lib/search-platform/secrets/elastic-password
-  if [ -r "$stored" ]; then password=$(cat "$stored"); else password=$(.venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(24))'); fi
+  if [ -r "$stored" ]; then password=$(cat "$stored"); origin="the password the local Elasticsearch was provisioned with"; else password=$(.venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(24))'); origin="a generated password"; fi
   umask 077
   echo "SP_ELASTICSEARCH__PASSWORD=$password" >> .env
-  echo "bootstrap: wrote a generated Elasticsearch password to .env"
+  echo "bootstrap: wrote $origin to .env"
 fi
 if ! grep -q '^SP_KIBANA_SYSTEM_PASSWORD=' .env; then
   umask 077

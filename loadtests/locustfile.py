@@ -1,0 +1,47 @@
+"""Locust users issuing the golden set's queries across the three modes against the search API.
+
+The mix is weighted toward hybrid (the default mode) and keeps the golden set's category balance.
+Run headless through loadtests/run.py, which steps the user count and writes a report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from pathlib import Path
+
+from locust import HttpUser, between, task
+
+GOLDEN = Path(os.environ.get("SP_LOADTEST_QUERIES", Path(__file__).parents[1] / "datasets/golden/python-docs.json"))
+QUERIES: list[str] = [item["query"] for item in json.loads(GOLDEN.read_text(encoding="utf-8"))]
+INDEX = os.environ.get("SP_LOADTEST_INDEX") or None
+
+
+class SearchUser(HttpUser):
+    """One client: think time 0.1-0.5 s between searches."""
+
+    wait_time = between(0.1, 0.5)
+
+    def _search(self, mode: str) -> None:
+        body: dict[str, object] = {"query": random.choice(QUERIES), "mode": mode, "top_k": 10}
+        if INDEX:
+            body["index"] = INDEX
+        with self.client.post("/v1/search", json=body, name=f"search:{mode}", catch_response=True) as response:
+            if response.status_code != 200:
+                response.failure(f"{response.status_code}: {response.text[:200]}")
+
+    @task(2)
+    def hybrid(self) -> None:
+        """Hybrid search, the default mode."""
+        self._search("hybrid")
+
+    @task(1)
+    def bm25(self) -> None:
+        """BM25-only search."""
+        self._search("bm25")
+
+    @task(1)
+    def semantic(self) -> None:
+        """Semantic-only search."""
+        self._search("semantic")
