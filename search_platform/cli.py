@@ -119,11 +119,14 @@ def query(
     group_by: Annotated[str, typer.Option(help="chunk | document")] = "chunk",
     highlight: Annotated[bool, typer.Option(help="Show highlighted fragments instead of the text's start.")] = True,
     explain: Annotated[bool, typer.Option(help="Also print each leg's contribution to each score.")] = False,
-    fusion: Annotated[str | None, typer.Option(help="Hybrid fusion: rrf | weighted_rrf | convex | dbsf.")] = None,
+    fusion: Annotated[str | None, typer.Option(
+        help="Hybrid fusion: rrf | weighted_rrf | convex | dbsf | routed (weights by query type).")] = None,
     alpha: Annotated[float | None, typer.Option(help="convex: weight of dense, in [0, 1].")] = None,
     weight_bm25: Annotated[float | None, typer.Option(help="weighted_rrf, dbsf: weight of bm25.")] = None,
     weight_dense: Annotated[float | None, typer.Option(help="weighted_rrf, dbsf: weight of dense.")] = None,
     normalization: Annotated[str | None, typer.Option(help="convex: minmax | zscore.")] = None,
+    rerank: Annotated[bool | None, typer.Option("--rerank/--no-rerank", help="Rescore the fused top N with the "
+                                                "service's cross-encoder (default: as configured).")] = None,
 ) -> None:
     """Search and print a table with each hit's rank in each leg."""
     from search_platform.cli_query import fusion_options, print_results, run_query, view_options
@@ -131,7 +134,8 @@ def query(
     settings = settings_or_exit()
     options = fusion_options(fusion=fusion, alpha=alpha, weight_bm25=weight_bm25, weight_dense=weight_dense,
                              normalization=normalization)
-    view = view_options(page=page, window=window, group_by=group_by, highlight=highlight, explain=explain)
+    view = view_options(page=page, window=window, group_by=group_by, highlight=highlight, explain=explain,
+                        rerank=rerank)
     response = run_query(api_url(settings), text, mode=mode, top_k=top_k, index=index, fusion=options, view=view)
     print_results(console, response)
 
@@ -162,6 +166,30 @@ def evaluate(
         console.print(f"[red]{error}[/red]")
         raise typer.Exit(1) from error
     print_report(report)
+    for path in paths:
+        console.print(f"wrote {path}")
+
+
+@app.command()
+def tune(
+    dataset: Annotated[Path, typer.Option(exists=True, help="Golden-set JSON file or BEIR-format directory.")],
+    corpus: Annotated[Path | None, typer.Option(help="Corpus directory for a golden-set file.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Markdown report (JSON next to it); default "
+                                                  "benchmarks/tuning/<dataset>.md.")] = None,
+) -> None:
+    """Sweep hybrid fusion parameters on a dataset and report each one's quality; defaults are not changed."""
+    from search_platform.cli_tune import run_tune
+    from search_platform.domain.errors import SearchPlatformError
+
+    settings = settings_or_exit()
+    try:
+        report, paths = run_tune(settings, dataset, corpus, out)
+    except SearchPlatformError as error:
+        console.print(f"[red]{error}[/red]")
+        raise typer.Exit(1) from error
+    best = report.best()
+    console.print(f"best: {best.config.label} nDCG@10 {best.ndcg:.3f} "
+                  f"(default {report.baseline}: {report.row(report.baseline).ndcg:.3f})")
     for path in paths:
         console.print(f"wrote {path}")
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from search_platform.evaluation.report import format_table, write_reports
 from search_platform.evaluation.runner import EvaluationReport, RetrievalSystem, run_evaluation
 from search_platform.ingestion.pipeline import chunk_document
 from search_platform.service.resources import build_search_service
+from search_platform.service.search_service import SearchService
 from workers.celery_app import create_celery
 
 
@@ -53,33 +55,52 @@ def _seed_system(corpus: Sequence[Document], settings: Settings, embedder: Embed
     return SeedStack.from_documents(list(corpus), chunker=chunker, embedder=embedder)
 
 
-def _dataset(options: EvalOptions) -> EvalDataset:
-    dataset = load_dataset(options.dataset, corpus_dir=options.corpus)
+def load_eval_dataset(path: Path, corpus: Path | None) -> tuple[EvalDataset, Sequence[Document]]:
+    """The dataset and its corpus (a golden-set file needs --corpus DIR)."""
+    dataset = load_dataset(path, corpus_dir=corpus)
     if not dataset.corpus:
         raise EvaluationSetupError("the dataset has no corpus: pass --corpus DIR with a golden-set file")
-    return dataset
+    return dataset, dataset.corpus
+
+
+@dataclass(frozen=True, slots=True)
+class PlatformSession:
+    """The platform ready to be searched in-process: the service, the evaluation index, an event loop."""
+
+    service: SearchService
+    index: str
+    loop: asyncio.AbstractEventLoop
+    embedder: Embedder
+
+
+@contextmanager
+def platform_session(settings: Settings, corpus: Sequence[Document], *, query_cache: bool) -> Iterator[PlatformSession]:
+    """Ingest the corpus (once per corpus) and yield the search service over it; query_cache=False makes every
+    search pay for its own query encoding."""
+    index = ensure_evaluation_index(settings, corpus, create_celery(settings))
+    embedder = build_embedder(settings.embedding)
+    loop = asyncio.new_event_loop()
+    es = build_async_client(settings.elasticsearch)
+    if not query_cache:
+        settings = settings.model_copy(
+            update={"embedding": settings.embedding.model_copy(update={"query_cache_size": 0})})
+    try:
+        yield PlatformSession(build_search_service(settings, es, embedder), index, loop, embedder)
+    finally:
+        loop.run_until_complete(es.close())
+        loop.close()
 
 
 def run_eval(settings: Settings, options: EvalOptions) -> tuple[EvaluationReport, list[Path]]:
     """Ingest (once per corpus), evaluate the requested modes and peer, write JSON/Markdown/PNG reports."""
-    dataset = _dataset(options)
-    assert dataset.corpus is not None
-    index = ensure_evaluation_index(settings, dataset.corpus, create_celery(settings))
-    embedder = build_embedder(settings.embedding)
-    loop = asyncio.new_event_loop()
-    es = build_async_client(settings.elasticsearch)
-    try:
-        uncached = settings.model_copy(
-            update={"embedding": settings.embedding.model_copy(update={"query_cache_size": 0})}
-        )  # every mode pays for its own query encoding, so latencies compare fairly
-        service = build_search_service(uncached, es, embedder)
-        systems: list[RetrievalSystem] = [PlatformSystem(mode, service, index, loop) for mode in options.modes]
+    dataset, corpus = load_eval_dataset(options.dataset, options.corpus)
+    # uncached: every mode pays for its own query encoding, so latencies compare fairly
+    with platform_session(settings, corpus, query_cache=False) as session:
+        systems: list[RetrievalSystem] = [PlatformSystem(mode, session.service, session.index, session.loop)
+                                          for mode in options.modes]
         if options.peer == "seed":
-            systems.append(_seed_system(dataset.corpus, settings, embedder))
+            systems.append(_seed_system(corpus, settings, session.embedder))
         report = run_evaluation(dataset, systems, top_k=options.top_k, fetch_k=100)
-    finally:
-        loop.run_until_complete(es.close())
-        loop.close()
     return report, write_reports(report, json_out=options.json_out, report_dir=options.report_dir)
 
 

@@ -22,13 +22,14 @@ class FusionKwargs(TypedDict, total=False):
 
 
 class ViewKwargs(TypedDict, total=False):
-    """The paging, grouping, highlighting and explain keyword arguments of SearchClient.search."""
+    """The paging, grouping, highlighting, explain and rerank keyword arguments of SearchClient.search."""
 
     page: int
     window: int
     group_by: GroupBy
     highlight: bool
     explain: bool
+    rerank: bool
 
 
 def _choice(name: str, value: str, choices: tuple[str, ...]) -> str:
@@ -56,12 +57,16 @@ def fusion_options(*, fusion: str | None, alpha: float | None, weight_bm25: floa
     return options
 
 
-def view_options(*, page: int, window: int | None, group_by: str, highlight: bool, explain: bool) -> ViewKwargs:
-    """The CLI's paging and display flags as SDK keyword arguments (window left to the service when unset)."""
+def view_options(*, page: int, window: int | None, group_by: str, highlight: bool, explain: bool,
+                 rerank: bool | None = None) -> ViewKwargs:
+    """The CLI's paging and display flags as SDK keyword arguments (window and rerank left to the service when
+    unset)."""
     options = ViewKwargs(page=page, group_by=cast(GroupBy, _choice("group-by", group_by, get_args(GroupBy))),
                          highlight=highlight, explain=explain)
     if window is not None:
         options["window"] = window
+    if rerank is not None:
+        options["rerank"] = rerank
     return options
 
 
@@ -97,16 +102,23 @@ def _document(hit: Hit) -> str:
     return f"{hit.doc_id} ({len(hit.chunks)} chunks)" if len(hit.chunks) > 1 else hit.doc_id
 
 
+def _rerank_note(response: SearchResponse) -> str:
+    if response.reranked:
+        return " · reranked"
+    return f" · not reranked: {response.rerank_reason}" if response.rerank_reason else ""
+
+
 def print_results(console: Console, response: SearchResponse) -> None:
     """A table: rank, score, document, section, rank in each leg, highlights (or the text's start)."""
     mode = f"{response.mode} ({response.fusion})" if response.mode == "hybrid" else response.mode
     paging = f"page {response.page} · {response.total_in_window} in window {response.window}"
-    table = Table(title=f"{mode} · {len(response.hits)} hits · {paging} · {response.took_ms:.0f} ms",
-                  show_lines=False)
+    table = Table(title=f"{mode} · {len(response.hits)} hits · {paging}{_rerank_note(response)} · "
+                        f"{response.took_ms:.0f} ms", show_lines=False)
     for column in ("#", "score", "document", "section", "bm25", "dense", "text"):
         table.add_column(column, overflow="fold")
     for hit in response.hits:
-        table.add_row(str(hit.rank), f"{hit.score:.4f}", escape(_document(hit)), escape(hit.section[:40]),
+        score = f"{hit.score:.4f}" if hit.rerank_score is None else f"{hit.rerank_score:.4f} (rerank)"
+        table.add_row(str(hit.rank), score, escape(_document(hit)), escape(hit.section[:40]),
                       _leg_rank(hit, "bm25"), _leg_rank(hit, "dense"), snippet_markup(hit))
     console.print(table)
     if any(hit.explanation for hit in response.hits):
@@ -121,7 +133,8 @@ def print_explanations(console: Console, response: SearchResponse) -> None:
     for hit in response.hits:
         if hit.explanation is None:
             continue
-        params = ", ".join(f"{k}={v}" for k, v in hit.explanation.params.items())
+        route = {"route": hit.explanation.route} if hit.explanation.route else {}
+        params = ", ".join(f"{k}={v}" for k, v in {**route, **hit.explanation.params}.items())
         for leg, part in hit.explanation.legs.items():
             table.add_row(str(hit.rank), escape(f"{hit.explanation.fusion} {params}".strip()), leg,
                           "-" if part.rank is None else str(part.rank),

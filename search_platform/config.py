@@ -51,11 +51,14 @@ class RedisSettings(BaseModel):
 class EmbeddingSettings(BaseModel):
     """Which embedding model encodes chunks and queries."""
 
-    backend: Literal["sentence-transformers", "fake"] = "sentence-transformers"
+    backend: Literal["sentence-transformers", "onnx", "fake"] = "sentence-transformers"
     model_path: Path | None = None  # None: the packaged all-MiniLM-L6-v2 weights
     batch_size: Annotated[int, Field(ge=1, le=1024)] = 32
     device: str = "cpu"
     query_cache_size: Annotated[int, Field(ge=0)] = 1024
+    onnx_quantize: bool = False  # onnx backend: int8 dynamic quantisation of the weights
+    onnx_cache_dir: Path = Field(default_factory=lambda: Path.home() / ".cache" / "search-platform" / "onnx")
+    onnx_threads: Annotated[int, Field(ge=1)] | None = None  # onnx backend: intra-op threads; None: os.cpu_count()
 
 
 class ChunkingSettings(BaseModel):

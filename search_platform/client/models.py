@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 Mode = Literal["bm25", "semantic", "hybrid"]
-Fusion = Literal["rrf", "weighted_rrf", "convex", "dbsf"]
+Fusion = Literal["rrf", "weighted_rrf", "convex", "dbsf", "routed"]
 Normalization = Literal["minmax", "zscore"]
 GroupBy = Literal["chunk", "document"]
 
@@ -35,6 +35,8 @@ class Explanation(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict)
     score: float
     legs: dict[str, LegExplanation] = Field(default_factory=dict)
+    route: str | None = None  # fusion=routed: lexical, semantic or mixed
+    rerank_score: float | None = None
 
 
 class ChunkRef(BaseModel):
@@ -65,6 +67,7 @@ class Hit(BaseModel):
     snippet_source: Literal["bm25", "dense"] | None = None
     explanation: Explanation | None = None
     chunks: list[ChunkRef] = Field(default_factory=list)
+    rerank_score: float | None = None
 
 
 class SearchResponse(BaseModel):
@@ -83,6 +86,8 @@ class SearchResponse(BaseModel):
     group_by: GroupBy = "chunk"
     took_ms: float
     leg_took_ms: dict[str, float]
+    reranked: bool = False
+    rerank_reason: str | None = None
     hits: list[Hit]
 
 
@@ -133,13 +138,14 @@ def search_payload(query: str, *, mode: Mode, top_k: int | None, candidate_k: in
                    weights: dict[str, float] | None = None, alpha: float | None = None,
                    normalization: Normalization | None = None, page: int | None = None,
                    page_size: int | None = None, window: int | None = None, group_by: GroupBy | None = None,
-                   highlight: bool | None = None, explain: bool | None = None) -> dict[str, Any]:
+                   highlight: bool | None = None, explain: bool | None = None,
+                   rerank: bool | None = None) -> dict[str, Any]:
     """The JSON body of POST /v1/search, without unset values."""
     payload: dict[str, Any] = {"query": query, "mode": mode, "top_k": top_k, "candidate_k": candidate_k,
                                "rrf_k": rrf_k, "filters": filters, "index": index, "fusion": fusion,
                                "weights": weights, "alpha": alpha, "normalization": normalization, "page": page,
                                "page_size": page_size, "window": window, "group_by": group_by,
-                               "highlight": highlight, "explain": explain}
+                               "highlight": highlight, "explain": explain, "rerank": rerank}
     return {key: value for key, value in payload.items() if value is not None}
 
 

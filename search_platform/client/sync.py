@@ -54,14 +54,14 @@ class SearchClient:
                alpha: float | None = None, normalization: Normalization | None = None,
                page: int | None = None, page_size: int | None = None, window: int | None = None,
                group_by: GroupBy | None = None, highlight: bool | None = None,
-               explain: bool | None = None) -> SearchResponse:
+               explain: bool | None = None, rerank: bool | None = None) -> SearchResponse:
         """Search in one mode; hybrid mode fuses by `fusion` (weights, alpha, normalization tune it). Pages of
         page_size (alias top_k) are cut from the first `window` fused hits; unset options take the service's
-        defaults (highlight on, explain off, group_by chunk)."""
+        defaults (highlight on, explain off, group_by chunk, rerank as configured)."""
         body = search_payload(query, mode=mode, top_k=top_k, candidate_k=candidate_k, rrf_k=rrf_k,
                               filters=filters, index=index, fusion=fusion, weights=weights, alpha=alpha,
                               normalization=normalization, page=page, page_size=page_size, window=window,
-                              group_by=group_by, highlight=highlight, explain=explain)
+                              group_by=group_by, highlight=highlight, explain=explain, rerank=rerank)
         return SearchResponse.model_validate(self._request("POST", "/v1/search", json=body))
 
     def ingest(self, documents: list[Document] | list[dict[str, Any]], *, index: str | None = None) -> IngestResponse:

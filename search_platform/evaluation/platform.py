@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 from celery import Celery
 from redis import Redis
@@ -31,7 +32,8 @@ class EvaluationSetupError(SearchPlatformError):
 def corpus_fingerprint(corpus: Sequence[Document], settings: Settings) -> str:
     """Identifies what an evaluation index holds: the documents and everything that shapes their chunks."""
     digest = hashlib.sha256()
-    shape = {"chunking": settings.chunking.model_dump(), "embedding": str(settings.embedding.model_path),
+    embedding = settings.embedding.model_dump(include={"backend", "model_path", "onnx_quantize"})
+    shape = {"chunking": settings.chunking.model_dump(), "embedding": embedding,
              "mapping": MAPPING_VERSION, "es": settings.elasticsearch.model_dump(exclude={"password"})}
     digest.update(json.dumps(shape, sort_keys=True, default=str).encode())
     for document in sorted(corpus, key=lambda d: d.doc_id):
@@ -69,22 +71,26 @@ def ensure_evaluation_index(
 
 @dataclass
 class PlatformSystem:
-    """One search mode of the platform as a RetrievalSystem for the runner."""
+    """One search mode of the platform as a RetrievalSystem for the runner; `params` are further SearchParams
+    fields (fusion, rrf_k, candidate_k, weights, ...) and `label` names such a configuration in reports."""
 
     mode: SearchMode
     service: SearchService
     index: str
     loop: asyncio.AbstractEventLoop
     chunk_k: int = 100
+    params: Mapping[str, Any] = field(default_factory=dict)
+    label: str | None = None
 
     @property
     def name(self) -> str:
-        """bm25, semantic or hybrid."""
-        return self.mode.value
+        """The label, else the mode: bm25, semantic or hybrid."""
+        return self.label or self.mode.value
 
     def search(self, query: str, *, top_k: int) -> list[RankedDoc]:
         """Chunk hits, deep enough that top_k distinct documents survive the collapse."""
         depth = max(top_k, self.chunk_k)
-        params = SearchParams(query=query, mode=self.mode, top_k=depth, candidate_k=depth, index=self.index)
+        params = SearchParams(**{"query": query, "mode": self.mode, "top_k": depth, "candidate_k": depth,
+                                 "index": self.index, **self.params})
         _, result = self.loop.run_until_complete(self.service.search(params))
         return [RankedDoc(doc_id=str(hit.source["doc_id"]), score=hit.score) for hit in result.hits]

@@ -18,6 +18,7 @@ class LegRequest:
     candidate_k: int
     filters: Filters = Filters()
     highlight: bool = False
+    tech_boost: float | None = None  # BM25 only: the `tech` clause boost; None: the leg's configured one
 
 
 class Retriever(Protocol):

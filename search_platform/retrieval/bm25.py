@@ -32,7 +32,7 @@ class BM25Retriever:
             candidate_k=request.candidate_k,
             filters=filter_clauses(request.filters),
             title_boost=self._settings.title_boost,
-            tech_boost=self._settings.tech_boost,
+            tech_boost=self._settings.tech_boost if request.tech_boost is None else request.tech_boost,
             highlight=request.highlight,
         )
         started = time.perf_counter()

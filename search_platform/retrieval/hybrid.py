@@ -28,6 +28,8 @@ from search_platform.retrieval.fusion import (
     Normalization,
 )
 from search_platform.retrieval.grouping import group_by_document
+from search_platform.retrieval.rerank import RerankOutcome, RerankStage
+from search_platform.retrieval.routing import Route
 from search_platform.retrieval.snippets import best_snippet
 
 MODE_LEGS: dict[SearchMode, tuple[Leg, ...]] = {
@@ -56,11 +58,14 @@ class SearchRequest:
     weights: Mapping[Leg, float] = field(default_factory=dict)
     alpha: float = DEFAULT_ALPHA
     normalization: Normalization = DEFAULT_NORMALIZATION
+    route: Route | None = None  # fusion=routed: the query's route, which chose the weights
+    tech_boost: float | None = None  # the BM25 leg's `tech` clause boost; None: settings.retrieval.tech_boost
     page: int = 1
     window: int | None = None
     highlight: bool = False
     explain: bool = False
     group_by: GroupBy = GroupBy.CHUNK
+    rerank: bool = False
 
     @property
     def fusion_window(self) -> int:
@@ -76,9 +81,16 @@ class SearchRequest:
 class HybridSearcher:
     """BM25, semantic or hybrid search over the given legs."""
 
-    def __init__(self, retrievers: dict[Leg, Retriever], fusers: dict[str, FuseFn] | None = None) -> None:
+    def __init__(self, retrievers: dict[Leg, Retriever], fusers: dict[str, FuseFn] | None = None, *,
+                 rerank_stage: RerankStage | None = None) -> None:
         self._retrievers = retrievers
         self._fusers = fusers if fusers is not None else FUSERS
+        self._rerank_stage = rerank_stage
+
+    @property
+    def can_rerank(self) -> bool:
+        """Whether a reranker is configured, so a request may ask for rerank."""
+        return self._rerank_stage is not None
 
     @property
     def fusion_methods(self) -> tuple[str, ...]:
@@ -86,18 +98,20 @@ class HybridSearcher:
         return tuple(self._fusers)
 
     async def search(self, request: SearchRequest) -> SearchResult:
-        """Run the mode's legs in parallel, fuse (hybrid) or pass through (single leg), cut to the window, group,
-        page, and add snippets to the page's hits."""
+        """Run the mode's legs in parallel, fuse (hybrid) or pass through (single leg), rerank when asked, cut to
+        the window, group, page, and add snippets to the page's hits."""
         started = time.perf_counter()
         leg_request = LegRequest(text=request.query, index=request.index, candidate_k=request.candidate_k,
-                                 filters=request.filters, highlight=request.highlight)
+                                 filters=request.filters, highlight=request.highlight,
+                                 tech_boost=request.tech_boost)
         legs = MODE_LEGS[request.mode]
         lists = await asyncio.gather(*(self._retrievers[leg].retrieve(leg_request) for leg in legs))
         if request.mode is SearchMode.HYBRID:
             fused = self._fusers[request.fusion](lists, request.fusion_params())
         else:
             fused = single_leg_hits(lists[0])
-        in_window = window_hits(fused, window=request.fusion_window, group_by=request.group_by)
+        reranked = await self._reranked(request, fused)
+        in_window = window_hits(reranked.hits, window=request.fusion_window, group_by=request.group_by)
         page = page_hits(in_window, page=request.page, page_size=request.top_k)
         if request.highlight:
             page = [with_snippet(hit, request.query) for hit in page]
@@ -107,7 +121,17 @@ class HybridSearcher:
             took_ms=(time.perf_counter() - started) * 1000,
             leg_took_ms={ranked.leg: ranked.took_ms for ranked in lists},
             total_in_window=len(in_window),
+            reranked=reranked.reranked,
+            rerank_reason=reranked.reason,
         )
+
+    async def _reranked(self, request: SearchRequest, fused: Sequence[FusedHit]) -> RerankOutcome:
+        """The fused hits, their top_n rescored by the rerank stage when the request asks for it."""
+        if not request.rerank:
+            return RerankOutcome(hits=list(fused), reranked=False)
+        if self._rerank_stage is None:
+            return RerankOutcome(hits=list(fused), reranked=False, reason="no reranker configured")
+        return await self._rerank_stage.apply(request.query, fused)
 
 
 def window_hits(fused: Sequence[FusedHit], *, window: int, group_by: GroupBy) -> list[FusedHit]:

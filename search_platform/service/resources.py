@@ -18,6 +18,7 @@ from search_platform.retrieval.bm25 import BM25Retriever
 from search_platform.retrieval.dense import DenseRetriever
 from search_platform.retrieval.hybrid import HybridSearcher
 from search_platform.retrieval.query_encoder import QueryEncoder
+from search_platform.retrieval.rerank import build_rerank_stage
 from search_platform.service.search_service import SearchService
 
 
@@ -45,9 +46,11 @@ def build_search_service(settings: Settings, es: AsyncElasticsearch, embedder: E
         {
             Leg.BM25: BM25Retriever(es, settings.retrieval),
             Leg.DENSE: DenseRetriever(es, encoder, settings.retrieval),
-        }
+        },
+        rerank_stage=build_rerank_stage(settings.rerank),
     )
-    return SearchService(searcher, settings.retrieval, default_index=settings.elasticsearch.index_alias)
+    return SearchService(searcher, settings.retrieval, default_index=settings.elasticsearch.index_alias,
+                         rerank_by_default=settings.rerank.enabled)
 
 
 def build_resources(settings: Settings, *, embedder: Embedder | None = None) -> Resources:

@@ -12,7 +12,8 @@ from search_platform.retrieval.fusion import Normalization
 
 INDEX_NAME = r"^[a-z0-9][a-z0-9._-]{0,127}$"
 Keyword = Annotated[str, Field(min_length=1, max_length=256)]
-Fusion = Literal["rrf", "weighted_rrf", "convex", "dbsf"]  # the keys of FUSERS (a unit test keeps them in step)
+# the keys of FUSERS (a unit test keeps them in step)
+Fusion = Literal["rrf", "weighted_rrf", "convex", "dbsf", "routed"]
 Weight = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 
@@ -68,11 +69,16 @@ class SearchBody(BaseModel):
     rrf_k: int | None = Field(default=None, ge=1, le=100_000, description="RRF constant: 1/(rrf_k + rank).")
     filters: FiltersBody = Field(default_factory=FiltersBody)
     index: str | None = Field(default=None, pattern=INDEX_NAME, description="Alias to search (default: settings).")
-    fusion: Fusion = Field(default="rrf", description="How hybrid mode fuses the legs (ignored by one-leg modes).")
+    fusion: Fusion = Field(default="rrf", description="How hybrid mode fuses the legs (ignored by one-leg modes); "
+                                                      "routed: weighted RRF with weights picked by the query's type "
+                                                      "(lexical, semantic or mixed), weights not sent.")
     weights: WeightsBody | None = Field(default=None, description="weighted_rrf, dbsf: w_leg per leg.")
     alpha: float | None = Field(default=None, ge=0, le=1,
                                 description="convex: alpha * norm(dense) + (1 - alpha) * norm(bm25); default 0.5.")
     normalization: Normalization | None = Field(default=None, description="convex: minmax (default) or zscore.")
+    rerank: bool | None = Field(
+        default=None, description="Rescore the fused top settings.rerank.top_n with the configured cross-encoder "
+                                  "(null: settings.rerank.enabled); true without a configured reranker is a 422.")
 
     @field_validator("query")
     @classmethod
@@ -105,6 +111,10 @@ class ExplanationBody(BaseModel):
     params: dict[str, Any] = Field(description="The parameters the method reads (rrf_k, weights, alpha, ...).")
     score: float
     legs: dict[str, LegExplanationBody]
+    route: str | None = Field(default=None, description="fusion=routed: the query's route (lexical, semantic or "
+                                                        "mixed), which picked the weights; null otherwise.")
+    rerank_score: float | None = Field(default=None, description="The reranker's score, which set the hit's rank; "
+                                                                 "null when the hit was not reranked.")
 
 
 class ChunkRefBody(BaseModel):
@@ -137,6 +147,8 @@ class HitBody(BaseModel):
                                   "(hits only the dense leg found, or BM25 matches outside text).")
     explanation: ExplanationBody | None = None
     chunks: list[ChunkRefBody] = Field(default_factory=list, description="group_by=document: matching chunks.")
+    rerank_score: float | None = Field(default=None, description="The reranker's score (hits ordered by it); score "
+                                                                 "stays the fused score. Null when not reranked.")
 
 
 class SearchResponseBody(BaseModel):
@@ -156,6 +168,9 @@ class SearchResponseBody(BaseModel):
     group_by: GroupBy
     took_ms: float
     leg_took_ms: dict[str, float]
+    reranked: bool = Field(default=False, description="True when the fused top_n were reordered by the reranker.")
+    rerank_reason: str | None = Field(default=None, description="Why a requested rerank did not happen (e.g. "
+                                                                "'budget exceeded': the fused order is kept).")
     hits: list[HitBody]
 
 

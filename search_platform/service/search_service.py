@@ -11,6 +11,9 @@ from search_platform.domain.errors import InvalidQueryError
 from search_platform.domain.models import Filters, GroupBy, Leg, SearchMode, SearchResult
 from search_platform.retrieval.fusion import DEFAULT_ALPHA, DEFAULT_NORMALIZATION, DEFAULT_WEIGHT, Normalization
 from search_platform.retrieval.hybrid import HybridSearcher, SearchRequest
+from search_platform.retrieval.routing import Route, classify_query, route_weights
+
+ROUTED = "routed"  # the fusion whose weights the query's route picks
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,7 +22,8 @@ class SearchParams:
 
     page_size is the page length and top_k its older name: send either (or both, equal). window is how many
     fused hits pages are cut from (default: settings.window, raised to page_size so page 1 always fits); page *
-    page_size must not exceed it. highlight defaults to off here (the HTTP API turns it on).
+    page_size must not exceed it. highlight defaults to off here (the HTTP API turns it on). rerank None: the
+    configured default (settings.rerank.enabled).
     """
 
     query: str
@@ -39,15 +43,19 @@ class SearchParams:
     weights: Mapping[Leg, float] | None = None
     alpha: float | None = None
     normalization: Normalization | None = None
+    rerank: bool | None = None
+    tech_boost: float | None = None  # internal (tuning): the BM25 `tech` boost; not on the HTTP API
 
 
 class SearchService:
     """Turns SearchParams into a validated SearchRequest and runs it."""
 
-    def __init__(self, searcher: HybridSearcher, settings: RetrievalSettings, *, default_index: str) -> None:
+    def __init__(self, searcher: HybridSearcher, settings: RetrievalSettings, *, default_index: str,
+                 rerank_by_default: bool = False) -> None:
         self._searcher = searcher
         self._settings = settings
         self._default_index = default_index
+        self._rerank_by_default = rerank_by_default
 
     def resolve(self, params: SearchParams) -> SearchRequest:
         """Apply defaults and limits; raise InvalidQueryError naming the bad parameter."""
@@ -63,6 +71,8 @@ class SearchService:
             raise InvalidQueryError(f"candidate_k must be at most {limits.max_candidate_k}")
         if candidate_k < top_k and params.mode is not SearchMode.HYBRID:
             raise InvalidQueryError(f"candidate_k ({candidate_k}) must be at least top_k ({top_k}) for one leg")
+        fusion = self._checked_fusion(params.fusion)
+        route, weights = routed_weights(fusion, query, checked_weights(params.weights))
         return SearchRequest(
             query=query,
             mode=params.mode,
@@ -71,8 +81,10 @@ class SearchService:
             candidate_k=candidate_k,
             rrf_k=params.rrf_k or limits.rrf_k,
             filters=params.filters,
-            fusion=self._checked_fusion(params.fusion),
-            weights=checked_weights(params.weights),
+            fusion=fusion,
+            weights=weights,
+            route=route,
+            tech_boost=checked_tech_boost(params.tech_boost),
             alpha=checked_alpha(params.alpha),
             normalization=checked_normalization(params.normalization),
             page=params.page,
@@ -80,6 +92,7 @@ class SearchService:
             highlight=params.highlight,
             explain=params.explain,
             group_by=params.group_by,
+            rerank=self._checked_rerank(params.rerank),
         )
 
     def _checked_fusion(self, fusion: str) -> str:
@@ -88,6 +101,14 @@ class SearchService:
         if fusion not in choices:
             raise InvalidQueryError(f"unknown fusion {fusion!r}: choose one of {', '.join(choices)}")
         return fusion
+
+    def _checked_rerank(self, rerank: bool | None) -> bool:
+        """Whether to rerank: the request's choice, else the default; asking without a reranker is refused."""
+        wanted = self._rerank_by_default if rerank is None else rerank
+        if wanted and not self._searcher.can_rerank:
+            raise InvalidQueryError("rerank: no reranker is configured on this service (set SP_RERANK__MODEL_PATH "
+                                    "to a local cross-encoder directory)", fields=("rerank",))
+        return wanted
 
     async def search(self, params: SearchParams) -> tuple[SearchRequest, SearchResult]:
         """Validate and run one search."""
@@ -131,6 +152,24 @@ def checked_weights(weights: Mapping[Leg, float] | None) -> dict[Leg, float]:
     if all(checked.get(leg, DEFAULT_WEIGHT) == 0 for leg in Leg):
         raise InvalidQueryError("weights must not all be 0")
     return checked
+
+
+def routed_weights(fusion: str, query: str, weights: dict[Leg, float]) -> tuple[Route | None, dict[Leg, float]]:
+    """fusion=routed: the query's route and that route's weights (sent weights are refused); else no route."""
+    if fusion != ROUTED:
+        return None, weights
+    if weights:
+        raise InvalidQueryError("weights cannot be sent with fusion=routed: the query's route picks them",
+                                fields=("weights",))
+    route = classify_query(query)
+    return route, route_weights(route)
+
+
+def checked_tech_boost(tech_boost: float | None) -> float | None:
+    """The BM25 `tech` boost override: finite and at least 0 (0 turns the field off); None keeps the setting."""
+    if tech_boost is not None and not (math.isfinite(tech_boost) and tech_boost >= 0):
+        raise InvalidQueryError(f"tech_boost must be finite and at least 0, got {tech_boost}")
+    return tech_boost
 
 
 def checked_alpha(alpha: float | None) -> float:

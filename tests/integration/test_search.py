@@ -281,3 +281,45 @@ async def test_async_sdk_pages_and_explains(api, corpus_index):
     assert (response.page, response.page_size, response.window) == (2, 1, 5)
     assert [h.rank for h in response.hits] == [2]
     assert response.hits[0].explanation is not None
+
+
+def test_rerank_without_a_configured_reranker_is_422(api, client, corpus_index):
+    response = httpx.post(f"{api}/v1/search", json={"query": "watering", "index": corpus_index, "rerank": True},
+                          timeout=30)
+    assert response.status_code == 422
+    payload = response.json()
+    assert "SP_RERANK__MODEL_PATH" in payload["message"]
+    assert [detail["field"] for detail in payload["details"]] == ["rerank"]
+    with pytest.raises(InvalidRequestError, match="no reranker is configured"):
+        client.search("watering", index=corpus_index, rerank=True)
+    default = client.search("watering", index=corpus_index)
+    assert default.reranked is False
+    assert all(hit.rerank_score is None for hit in default.hits)
+
+
+@pytest.fixture(scope="module")
+def reranking_api(services, corpus_index, tmp_path_factory):
+    """A second API whose reranker is a tiny UNTRAINED cross-encoder built here (mechanics only, not quality)."""
+    from tests.integration.conftest import _stop, launch_api
+    from tests.tiny_cross_encoder import build_tiny_cross_encoder
+
+    model_dir = build_tiny_cross_encoder(tmp_path_factory.mktemp("tiny-cross-encoder"))
+    process, url = launch_api(services, tmp_path_factory.mktemp("rerank-api") / "api.log",
+                              SP_RERANK__ENABLED="true", SP_RERANK__MODEL_PATH=str(model_dir),
+                              SP_RERANK__TOP_N="20", SP_RERANK__BUDGET_MS="30000")
+    yield url
+    _stop(process)
+
+
+def test_configured_reranker_reorders_the_top_n_with_scores(reranking_api, corpus_index):
+    with SearchClient(reranking_api, timeout_s=60) as sdk:
+        reranked = sdk.search("watering tomatoes", index=corpus_index, top_k=5, explain=True)
+        fused = sdk.search("watering tomatoes", index=corpus_index, top_k=5, rerank=False)
+    assert (reranked.reranked, reranked.rerank_reason) == (True, None)
+    scores = [hit.rerank_score for hit in reranked.hits]
+    assert None not in scores
+    assert scores == sorted(scores, reverse=True)
+    assert [hit.rank for hit in reranked.hits] == list(range(1, len(reranked.hits) + 1))
+    assert all(hit.explanation and hit.explanation.rerank_score == hit.rerank_score for hit in reranked.hits)
+    assert fused.reranked is False
+    assert all(hit.rerank_score is None for hit in fused.hits)

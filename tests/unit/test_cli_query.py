@@ -61,3 +61,35 @@ def test_print_results_shows_highlights_and_explanations():
     assert "page 2 · 4 in window 10" in text
     assert "the hinge" in text
     assert "rrf rrf_k=60" in text and "0.5000" in text
+
+
+def test_rerank_flag_is_sent_only_when_given():
+    assert view_options(page=1, window=None, group_by="chunk", highlight=True, explain=False, rerank=True)[
+        "rerank"] is True
+    assert view_options(page=1, window=None, group_by="chunk", highlight=True, explain=False, rerank=False)[
+        "rerank"] is False
+    assert "rerank" not in view_options(page=1, window=None, group_by="chunk", highlight=True, explain=False)
+
+
+def rerank_response(**fields) -> SearchResponse:
+    return SearchResponse.model_validate({
+        "mode": "hybrid", "index": "i", "top_k": 1, "candidate_k": 1, "rrf_k": 60, "fusion": "rrf", "took_ms": 1.0,
+        "leg_took_ms": {}, **fields})
+
+
+def test_print_results_shows_rerank_scores_or_why_not():
+    console = Console(record=True, width=200)
+    print_results(console, rerank_response(reranked=True, hits=[hit(rerank_score=0.25).model_dump()]))
+    print_results(console, rerank_response(rerank_reason="budget exceeded", hits=[hit().model_dump()]))
+    text = " ".join(console.export_text().split())
+    assert "reranked" in text and "0.2500 (rerank)" in text
+    assert "not reranked: budget exceeded" in text
+
+
+def test_query_command_has_rerank_flags():
+    from typer.testing import CliRunner
+
+    from search_platform.cli import app
+
+    result = CliRunner().invoke(app, ["query", "--help"], env={"COLUMNS": "200"})
+    assert "--rerank" in result.output and "--no-rerank" in result.output

@@ -47,3 +47,31 @@ def test_overlap_must_be_smaller_than_chunk(monkeypatch, tmp_path):
     monkeypatch.setenv("SP_ELASTICSEARCH__PASSWORD", "a-long-enough-password")
     with pytest.raises(SettingsError, match="overlap"):
         load_settings(chunking={"max_tokens": 32, "overlap_tokens": 32})
+
+
+def test_rerank_is_off_by_default_with_its_defaults():
+    from search_platform.config import RerankSettings
+
+    rerank = RerankSettings()
+    assert (rerank.enabled, rerank.model_path, rerank.top_n, rerank.budget_ms, rerank.batch_size,
+            rerank.max_length) == (False, None, 50, 500, 16, 256)
+
+
+def test_rerank_enabled_without_a_model_path_names_the_env_var(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SP_ELASTICSEARCH__PASSWORD", "a-long-enough-password")
+    monkeypatch.setenv("SP_RERANK__ENABLED", "true")
+    with pytest.raises(SettingsError, match="SP_RERANK__MODEL_PATH"):
+        load_settings()
+
+
+def test_rerank_model_path_must_exist(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SP_ELASTICSEARCH__PASSWORD", "a-long-enough-password")
+    monkeypatch.setenv("SP_RERANK__ENABLED", "true")
+    monkeypatch.setenv("SP_RERANK__MODEL_PATH", str(tmp_path / "missing"))
+    with pytest.raises(SettingsError, match=r"SP_RERANK__MODEL_PATH=.*missing is not a directory"):
+        load_settings()
+    (tmp_path / "missing").mkdir()
+    settings = load_settings()
+    assert (settings.rerank.enabled, settings.rerank.model_path) == (True, tmp_path / "missing")

@@ -36,13 +36,13 @@ def bm25_body(
     tech_boost: float,
     highlight: bool = False,
 ) -> dict[str, Any]:
-    """BM25 over text and title, plus the technical-terms field when the query has technical terms; with
-    highlight, up to 3 fragments of ~150 characters of text, matches in <em>."""
+    """BM25 over text and title, plus the technical-terms field when the query has technical terms and tech_boost
+    > 0 (0 turns the field off); with highlight, up to 3 fragments of ~150 characters of text, matches in <em>."""
     should: list[dict[str, Any]] = [
         {"match": {"text": {"query": query}}},
         {"match": {"title": {"query": query, "boost": title_boost}}},
     ]
-    if tech_query:
+    if tech_query and tech_boost > 0:
         should.append({"match": {"tech": {"query": tech_query, "boost": tech_boost}}})
     body: dict[str, Any] = {
         "size": candidate_k,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from search_platform.retrieval.fusion import convex, dbsf, rrf, weighted_rrf
+from search_platform.retrieval.fusion import convex, dbsf, routed, rrf, weighted_rrf
 from search_platform.retrieval.fusion.base import (
     DEFAULT_ALPHA,
     DEFAULT_NORMALIZATION,
@@ -14,6 +14,7 @@ from search_platform.retrieval.fusion.base import (
 from search_platform.retrieval.fusion.convex import fuse_convex
 from search_platform.retrieval.fusion.dbsf import fuse_dbsf
 from search_platform.retrieval.fusion.normalize import NORMALIZERS, Normalization
+from search_platform.retrieval.fusion.routed import fuse_routed
 from search_platform.retrieval.fusion.rrf import fuse_rrf
 from search_platform.retrieval.fusion.weighted_rrf import fuse_weighted_rrf
 
@@ -22,6 +23,7 @@ FUSERS: dict[str, FuseFn] = {
     "weighted_rrf": fuse_weighted_rrf,
     "convex": fuse_convex,
     "dbsf": fuse_dbsf,
+    "routed": fuse_routed,
 }
 
 FUSION_READS: dict[str, tuple[str, ...]] = {
@@ -29,6 +31,7 @@ FUSION_READS: dict[str, tuple[str, ...]] = {
     "weighted_rrf": weighted_rrf.READS,
     "convex": convex.READS,
     "dbsf": dbsf.READS,
+    "routed": routed.READS,
 }
 
 __all__ = [
@@ -44,6 +47,7 @@ __all__ = [
     "explain_params",
     "fuse_convex",
     "fuse_dbsf",
+    "fuse_routed",
     "fuse_rrf",
     "fuse_weighted_rrf",
 ]

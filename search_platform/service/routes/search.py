@@ -56,7 +56,8 @@ def to_explanation(hit: FusedHit, request: SearchRequest) -> ExplanationBody:
         legs[leg.value] = LegExplanationBody(
             rank=found.rank if found else None, score=found.score if found else None,
             normalized=hit.normalized.get(leg), contribution=hit.contributions.get(leg, 0.0))
-    return ExplanationBody(fusion=fusion, params=params, score=hit.score, legs=legs)
+    return ExplanationBody(fusion=fusion, params=params, score=hit.score, legs=legs, rerank_score=hit.rerank_score,
+                          route=request.route.value if hybrid and request.route else None)
 
 
 def to_hit(hit: FusedHit, request: SearchRequest) -> HitBody:
@@ -80,6 +81,7 @@ def to_hit(hit: FusedHit, request: SearchRequest) -> HitBody:
         explanation=to_explanation(hit, request) if request.explain else None,
         chunks=[ChunkRefBody(chunk_id=c.chunk_id, chunk_index=c.chunk_index, rank=c.rank, score=c.score)
                 for c in hit.chunks],
+        rerank_score=hit.rerank_score,
     )
 
 
@@ -99,6 +101,8 @@ def to_response(request: SearchRequest, result: SearchResult) -> SearchResponseB
         group_by=request.group_by,
         took_ms=result.took_ms,
         leg_took_ms={leg.value: ms for leg, ms in result.leg_took_ms.items()},
+        reranked=result.reranked,
+        rerank_reason=result.rerank_reason,
         hits=[to_hit(hit, request) for hit in result.hits],
     )
 
@@ -128,6 +132,7 @@ async def search(body: SearchBody, resources: ResourcesDep) -> SearchResponseBod
         weights=to_weights(body.weights),
         alpha=body.alpha,
         normalization=body.normalization,
+        rerank=body.rerank,
     )
     request, result = await resources.search.search(params)
     return to_response(request, result)

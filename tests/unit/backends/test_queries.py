@@ -107,3 +107,12 @@ def test_filters_become_terms_and_ranges_in_fixed_order():
 
 def test_empty_filters_are_no_clauses():
     assert filter_clauses(Filters()) == []
+
+
+def test_bm25_body_with_tech_boost_zero_turns_the_tech_field_off():
+    body = bm25_body("os.path.join", tech_query="os_path_join os_path path_join", candidate_k=10, filters=[],
+                     title_boost=0.5, tech_boost=0.0)
+    assert body["query"]["bool"]["should"] == [
+        {"match": {"text": {"query": "os.path.join"}}},
+        {"match": {"title": {"query": "os.path.join", "boost": 0.5}}},
+    ]

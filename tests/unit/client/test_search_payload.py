@@ -29,3 +29,8 @@ def test_responses_from_an_older_service_still_parse():
     response = SearchResponse.model_validate(old)
     assert (response.page, response.group_by, response.hits[0].highlights, response.hits[0].explanation) == (
         1, "chunk", [], None)
+
+
+def test_rerank_is_sent_when_set_false_included():
+    assert search_payload("q", **BASE, rerank=False) == {"query": "q", "mode": "hybrid", "rerank": False}
+    assert "rerank" not in search_payload("q", **BASE)

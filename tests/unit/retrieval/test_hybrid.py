@@ -109,3 +109,26 @@ async def test_group_by_document_pages_documents():
     assert result.total_in_window == 3
     first = await searcher.search(paged(mode=SearchMode.SEMANTIC, window=4, group_by=GroupBy.DOCUMENT))
     assert [c.chunk_id for c in first.hits[0].chunks] == ["a#1", "a#0"]
+
+
+class ReversedText:
+    """A fake reranker scoring texts in reverse alphabetical order."""
+
+    def rerank(self, query, texts):
+        return [float(ord(text[0])) for text in texts]
+
+
+TEXT_LEGS = {Leg.DENSE: FixedLeg(Leg.DENSE, RankedList(Leg.DENSE, tuple(
+    RankedHit(c, r, 1.0 / r, {"text": c}) for r, c in enumerate("abcd", start=1))))}
+
+
+async def test_rerank_reorders_the_fused_top_n_before_paging():
+    from search_platform.retrieval.rerank import RerankStage
+
+    searcher = HybridSearcher(TEXT_LEGS, rerank_stage=RerankStage(ReversedText(), top_n=3, budget_ms=5000))
+    result = await searcher.search(paged(mode=SearchMode.SEMANTIC, top_k=4, rerank=True))
+    assert [(h.chunk_id, h.rank) for h in result.hits] == [("c", 1), ("b", 2), ("a", 3), ("d", 4)]
+    assert (result.reranked, result.rerank_reason) == (True, None)
+    unasked = await searcher.search(paged(mode=SearchMode.SEMANTIC, top_k=4))
+    assert ([h.chunk_id for h in unasked.hits], unasked.reranked) == (["a", "b", "c", "d"], False)
+    assert searcher.can_rerank and not HybridSearcher(TEXT_LEGS).can_rerank

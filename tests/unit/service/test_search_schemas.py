@@ -76,6 +76,8 @@ def test_explanation_lists_each_leg_and_the_params_the_fusion_reads():
         "score": 1 / 61 + 0.25 / 63,
         "legs": {"bm25": {"rank": 1, "score": 7.5, "normalized": None, "contribution": 1 / 61},
                  "dense": {"rank": 3, "score": 0.4, "normalized": None, "contribution": 0.25 / 63}},
+        "rerank_score": None,
+        "route": None,
     }
 
 

@@ -129,3 +129,29 @@ def test_invalid_query_error_survives_pickling():
 
     error = pickle.loads(pickle.dumps(InvalidQueryError("bad", fields=("page",))))
     assert (error.message, error.fields) == ("bad", ("page",))
+
+
+class AnyReranker:
+    def rerank(self, query, texts):
+        return [0.0] * len(texts)
+
+
+def reranking_service(*, by_default: bool) -> SearchService:
+    from search_platform.retrieval.rerank import RerankStage
+
+    searcher = HybridSearcher({}, rerank_stage=RerankStage(AnyReranker(), top_n=5, budget_ms=100))
+    return SearchService(searcher, RetrievalSettings(), default_index="sp-chunks", rerank_by_default=by_default)
+
+
+@pytest.mark.parametrize(("by_default", "asked", "expected"), [(False, None, False), (True, None, True),
+                                                               (True, False, False), (False, True, True)])
+def test_rerank_is_the_request_choice_else_the_configured_default(by_default, asked, expected):
+    request = reranking_service(by_default=by_default).resolve(SearchParams(query="q", rerank=asked))
+    assert request.rerank is expected
+
+
+def test_rerank_without_a_reranker_is_refused_naming_the_setting():
+    with pytest.raises(InvalidQueryError, match="SP_RERANK__MODEL_PATH") as caught:
+        service().resolve(SearchParams(query="q", rerank=True))
+    assert caught.value.fields == ("rerank",)
+    assert service().resolve(SearchParams(query="q", rerank=False)).rerank is False

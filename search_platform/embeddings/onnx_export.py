@@ -1,0 +1,129 @@
+"""Export the packaged sentence-transformers model to ONNX once, cached by content hash, written atomically.
+
+Run `python -m search_platform.embeddings.onnx_export` at set-up to pre-build the fp32 and int8 models.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import uuid
+from collections.abc import Callable
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+OPSET = 17
+INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
+OUTPUT_NAME = "token_embeddings"
+_EXPORT_FORMAT = 1  # bump when the export code changes what it writes
+
+
+def max_seq_length(model_path: Path) -> int:
+    """The model's max_seq_length from sentence_bert_config.json (sentence-transformers' truncation length)."""
+    config = json.loads((model_path / "sentence_bert_config.json").read_text())
+    return int(config["max_seq_length"])
+
+
+def cache_key(model_path: Path, *, quantize: bool) -> str:
+    """Hash of every model file and of the export settings: a new model or exporter gets a new file."""
+    digest = hashlib.sha256()
+    settings = {"format": _EXPORT_FORMAT, "opset": OPSET, "quantize": quantize, "inputs": INPUT_NAMES,
+                "torch": version("torch"), "onnxruntime": version("onnxruntime"), "onnx": version("onnx")}
+    digest.update(json.dumps(settings, sort_keys=True).encode())
+    for file in sorted(p for p in model_path.rglob("*") if p.is_file()):
+        digest.update(f"{file.relative_to(model_path).as_posix()}\x1f".encode())
+        with file.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()[:24]
+
+
+def onnx_model_path(model_path: Path, cache_dir: Path, *, quantize: bool) -> Path:
+    """Where the cached ONNX model for these settings lives (it may not exist yet)."""
+    suffix = "int8" if quantize else "fp32"
+    return cache_dir / f"{model_path.name}-{cache_key(model_path, quantize=quantize)}-{suffix}.onnx"
+
+
+def ensure_onnx_model(model_path: Path, cache_dir: Path, *, quantize: bool) -> Path:
+    """The cached ONNX model, exported (and quantised) first if it is missing."""
+    target = onnx_model_path(model_path, cache_dir, quantize=quantize)
+    if target.is_file():
+        return target
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    if quantize:
+        source = ensure_onnx_model(model_path, cache_dir, quantize=False)
+        _write_atomically(target, lambda tmp: _quantize(source, tmp))
+    else:
+        _write_atomically(target, lambda tmp: _export(model_path, tmp))
+    return target
+
+
+def _write_atomically(target: Path, write: Callable[[Path], None]) -> None:
+    """Write to a private temporary file beside target, then rename it into place."""
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _token_embedding_module(model_path: Path) -> Any:
+    """The eval-mode transformer, returning its last hidden state (pooling happens outside the graph)."""
+    import torch
+    from transformers import AutoModel
+
+    class TokenEmbeddings(torch.nn.Module):
+        def __init__(self, model: Any) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            out = self.model(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+            return out.last_hidden_state
+
+    model = AutoModel.from_pretrained(str(model_path), attn_implementation="eager")
+    return TokenEmbeddings(model).eval()
+
+
+def _export(model_path: Path, out: Path) -> None:
+    """torch.onnx.export of the transformer with dynamic batch and sequence axes."""
+    import torch
+    from transformers import AutoTokenizer
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    tokenizer = AutoTokenizer.from_pretrained(str(model_path))
+    sample = tokenizer(["an example passage", "another, longer example passage"], padding=True,
+                       return_tensors="pt")
+    args = tuple(sample[name] for name in INPUT_NAMES)
+    axes = {name: {0: "batch", 1: "sequence"} for name in (*INPUT_NAMES, OUTPUT_NAME)}
+    with torch.no_grad():
+        torch.onnx.export(
+            _token_embedding_module(model_path), args, str(out), input_names=list(INPUT_NAMES),
+            output_names=[OUTPUT_NAME], dynamic_axes=axes, opset_version=OPSET, do_constant_folding=True,
+            dynamo=False,
+        )
+
+
+def _quantize(source: Path, out: Path) -> None:
+    """int8 dynamic quantisation of the weights, per channel."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(str(source), str(out), per_channel=True, weight_type=QuantType.QInt8)
+
+
+def main() -> None:
+    """Pre-build the fp32 and int8 ONNX models for the configured embedding settings."""
+    from search_platform.config import get_settings
+    from search_platform.embeddings.sentence_transformers import packaged_model_path
+
+    settings = get_settings().embedding
+    model_path = settings.model_path or packaged_model_path()
+    for quantize in (False, True):
+        print(ensure_onnx_model(model_path, settings.onnx_cache_dir, quantize=quantize))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""Query-type routing: classify a query as lexical, semantic or mixed and pick weighted-RRF leg weights for it.
+
+Lexical signals are what BM25 and the `tech` field match exactly and embeddings blur: technical terms (identifiers,
+dotted names, versions, error codes, long options; see text/tokenizer.py), quoted phrases, and code shapes the
+tokenizer leaves alone (key=value, call(), short options like -k). Natural language is a run of plain words.
+A short query with neither is a keyword lookup, so it routes lexical too.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from search_platform.domain.models import Leg
+from search_platform.text.tokenizer import technical_query
+
+MIN_PROSE_WORDS = 3  # fewer plain words than this is a keyword query, not a sentence
+
+_QUOTED = re.compile(r"\"[^\"]+\"|“[^”]+”|`[^`]+`|(?<!\w)'[^']+'(?!\w)")
+_CODE_SHAPE = re.compile(r"\w+=\S*|\w+\(\)|(?<!\S)-[A-Za-z](?!\S)")
+_PROSE_WORD = re.compile(r"[a-z]+|[A-Z][a-z]*|[A-Z]+")
+_PUNCTUATION = ",.;:!?()\"'"
+
+
+class Route(enum.StrEnum):
+    """Which leg a query plays to."""
+
+    LEXICAL = "lexical"
+    SEMANTIC = "semantic"
+    MIXED = "mixed"
+
+
+ROUTE_WEIGHTS: Mapping[Route, Mapping[Leg, float]] = MappingProxyType({
+    Route.LEXICAL: MappingProxyType({Leg.BM25: 1.0, Leg.DENSE: 0.5}),
+    Route.SEMANTIC: MappingProxyType({Leg.BM25: 0.5, Leg.DENSE: 1.0}),
+    Route.MIXED: MappingProxyType({Leg.BM25: 1.0, Leg.DENSE: 1.0}),
+})
+
+
+def has_lexical_signal(text: str) -> bool:
+    """Technical terms, a quoted phrase or a code shape (key=value, call(), -k)."""
+    return bool(technical_query(text) or _QUOTED.search(text) or _CODE_SHAPE.search(text))
+
+
+def prose_words(text: str) -> list[str]:
+    """The plain words of a query (one case or capitalised, letters only), punctuation stripped."""
+    words = (token.strip(_PUNCTUATION) for token in text.split())
+    return [word for word in words if _PROSE_WORD.fullmatch(word)]
+
+
+def classify_query(text: str) -> Route:
+    """lexical (exact signals, or a short keyword query), semantic (a sentence), or mixed (both)."""
+    lexical = has_lexical_signal(text)
+    sentence = len(prose_words(text)) >= MIN_PROSE_WORDS
+    if lexical and sentence:
+        return Route.MIXED
+    if sentence:
+        return Route.SEMANTIC
+    return Route.LEXICAL
+
+
+def route_weights(route: Route) -> dict[Leg, float]:
+    """The weighted-RRF weights for a route."""
+    return dict(ROUTE_WEIGHTS[route])
