@@ -17,7 +17,6 @@ class LegRequest:
     index: str
     candidate_k: int
     filters: Filters = Filters()
-    highlight: bool = False
     tech_boost: float | None = None  # BM25 only: the `tech` clause boost; None: the leg's configured one
 
 

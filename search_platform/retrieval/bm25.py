@@ -33,7 +33,6 @@ class BM25Retriever:
             filters=filter_clauses(request.filters),
             title_boost=self._settings.title_boost,
             tech_boost=self._settings.tech_boost if request.tech_boost is None else request.tech_boost,
-            highlight=request.highlight,
         )
         started = time.perf_counter()
         async with async_translated_errors():

@@ -28,6 +28,7 @@ from search_platform.retrieval.fusion import (
     Normalization,
 )
 from search_platform.retrieval.grouping import group_by_document
+from search_platform.retrieval.highlight import Highlighter
 from search_platform.retrieval.rerank import RerankOutcome, RerankStage
 from search_platform.retrieval.routing import Route
 from search_platform.retrieval.snippets import best_snippet
@@ -82,8 +83,9 @@ class HybridSearcher:
     """BM25, semantic or hybrid search over the given legs."""
 
     def __init__(self, retrievers: dict[Leg, Retriever], fusers: dict[str, FuseFn] | None = None, *,
-                 rerank_stage: RerankStage | None = None) -> None:
+                 rerank_stage: RerankStage | None = None, highlighter: Highlighter | None = None) -> None:
         self._retrievers = retrievers
+        self._highlighter = highlighter
         self._fusers = fusers if fusers is not None else FUSERS
         self._rerank_stage = rerank_stage
 
@@ -102,8 +104,7 @@ class HybridSearcher:
         the window, group, page, and add snippets to the page's hits."""
         started = time.perf_counter()
         leg_request = LegRequest(text=request.query, index=request.index, candidate_k=request.candidate_k,
-                                 filters=request.filters, highlight=request.highlight,
-                                 tech_boost=request.tech_boost)
+                                 filters=request.filters, tech_boost=request.tech_boost)
         legs = MODE_LEGS[request.mode]
         lists = await asyncio.gather(*(self._retrievers[leg].retrieve(leg_request) for leg in legs))
         if request.mode is SearchMode.HYBRID:
@@ -114,7 +115,7 @@ class HybridSearcher:
         in_window = window_hits(reranked.hits, window=request.fusion_window, group_by=request.group_by)
         page = page_hits(in_window, page=request.page, page_size=request.top_k)
         if request.highlight:
-            page = [with_snippet(hit, request.query) for hit in page]
+            page = await self._highlighted(request, page)
         return SearchResult(
             mode=request.mode,
             hits=tuple(page),
@@ -124,6 +125,14 @@ class HybridSearcher:
             reranked=reranked.reranked,
             rerank_reason=reranked.reason,
         )
+
+    async def _highlighted(self, request: SearchRequest, page: list[FusedHit]) -> list[FusedHit]:
+        """The page's hits with Elasticsearch highlights where the text matches, else a client-side snippet."""
+        found: Mapping[str, tuple[str, ...]] = {}
+        if self._highlighter is not None and page:
+            found = await self._highlighter.highlight(request.query, index=request.index,
+                                                      chunk_ids=[hit.chunk_id for hit in page])
+        return [with_snippet(replace(hit, highlights=found.get(hit.chunk_id, ())), request.query) for hit in page]
 
     async def _reranked(self, request: SearchRequest, fused: Sequence[FusedHit]) -> RerankOutcome:
         """The fused hits, their top_n rescored by the rerank stage when the request asks for it."""

@@ -16,6 +16,7 @@ from search_platform.embeddings.factory import build_embedder
 from search_platform.ingestion.jobs import JobStore
 from search_platform.retrieval.bm25 import BM25Retriever
 from search_platform.retrieval.dense import DenseRetriever
+from search_platform.retrieval.highlight import ElasticsearchHighlighter
 from search_platform.retrieval.hybrid import HybridSearcher
 from search_platform.retrieval.query_encoder import QueryEncoder
 from search_platform.retrieval.rerank import build_rerank_stage
@@ -48,6 +49,7 @@ def build_search_service(settings: Settings, es: AsyncElasticsearch, embedder: E
             Leg.DENSE: DenseRetriever(es, encoder, settings.retrieval),
         },
         rerank_stage=build_rerank_stage(settings.rerank),
+        highlighter=ElasticsearchHighlighter(es),
     )
     return SearchService(searcher, settings.retrieval, default_index=settings.elasticsearch.index_alias,
                          rerank_by_default=settings.rerank.enabled)

@@ -34,10 +34,9 @@ def bm25_body(
     filters: list[dict[str, Any]],
     title_boost: float,
     tech_boost: float,
-    highlight: bool = False,
 ) -> dict[str, Any]:
     """BM25 over text and title, plus the technical-terms field when the query has technical terms and tech_boost
-    > 0 (0 turns the field off); with highlight, up to 3 fragments of ~150 characters of text, matches in <em>."""
+    > 0 (0 turns the field off)."""
     should: list[dict[str, Any]] = [
         {"match": {"text": {"query": query}}},
         {"match": {"title": {"query": query, "boost": title_boost}}},
@@ -50,9 +49,23 @@ def bm25_body(
         "_source": list(SOURCE_FIELDS),
         "query": {"bool": {"should": should, "minimum_should_match": 1, "filter": filters}},
     }
-    if highlight:
-        body["highlight"] = HIGHLIGHT
     return body
+
+
+def highlight_body(query: str, *, chunk_ids: list[str]) -> dict[str, Any]:
+    """Highlights for just these chunks (a page), not for every BM25 candidate: up to 3 fragments of ~150
+    characters of text, matches in <em>."""
+    return {
+        "size": len(chunk_ids),
+        "_source": False,
+        "query": {
+            "bool": {
+                "filter": [{"ids": {"values": chunk_ids}}],
+                "should": [{"match": {"text": {"query": query}}}],
+            }
+        },
+        "highlight": HIGHLIGHT,
+    }
 
 
 def num_candidates_for(candidate_k: int, *, factor: float, minimum: int) -> int:

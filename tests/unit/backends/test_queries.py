@@ -1,7 +1,13 @@
 from datetime import UTC, datetime
 
 from search_platform.backends.elasticsearch.filters import filter_clauses
-from search_platform.backends.elasticsearch.queries import SOURCE_FIELDS, bm25_body, knn_body, num_candidates_for
+from search_platform.backends.elasticsearch.queries import (
+    SOURCE_FIELDS,
+    bm25_body,
+    highlight_body,
+    knn_body,
+    num_candidates_for,
+)
 from search_platform.domain.models import Filters
 
 
@@ -28,21 +34,14 @@ def test_bm25_body_with_technical_terms():
     }
 
 
-def test_bm25_body_with_highlight_asks_for_text_fragments():
-    body = bm25_body("join paths", tech_query="", candidate_k=10, filters=[], title_boost=0.5, tech_boost=1.0,
-                     highlight=True)
-    assert body == {
-        "size": 10,
-        "track_total_hits": False,
-        "_source": list(SOURCE_FIELDS),
+def test_highlight_body_asks_for_fragments_of_just_the_page():
+    assert highlight_body("join paths", chunk_ids=["c1", "c2"]) == {
+        "size": 2,
+        "_source": False,
         "query": {
             "bool": {
-                "should": [
-                    {"match": {"text": {"query": "join paths"}}},
-                    {"match": {"title": {"query": "join paths", "boost": 0.5}}},
-                ],
-                "minimum_should_match": 1,
-                "filter": [],
+                "filter": [{"ids": {"values": ["c1", "c2"]}}],
+                "should": [{"match": {"text": {"query": "join paths"}}}],
             }
         },
         "highlight": {
@@ -53,7 +52,7 @@ def test_bm25_body_with_highlight_asks_for_text_fragments():
     }
 
 
-def test_bm25_body_without_highlight_has_no_highlight_key():
+def test_bm25_body_never_highlights_all_candidates():
     body = bm25_body("q", tech_query="", candidate_k=10, filters=[], title_boost=0.5, tech_boost=1.0)
     assert "highlight" not in body
 

@@ -74,21 +74,19 @@ async def test_single_leg_hits_contribute_their_raw_score():
     assert [h.contributions for h in result.hits] == [{Leg.BM25: 9.0}, {Leg.BM25: 8.0}, {Leg.BM25: 1.0}]
 
 
-async def test_the_bm25_leg_is_asked_to_highlight_and_others_get_a_client_side_snippet():
-    seen: list[LegRequest] = []
+async def test_only_the_page_is_highlighted_and_unmatched_hits_get_a_client_side_snippet():
+    asked: list[list[str]] = []
 
-    @dataclass
-    class Highlighting:
-        leg: Leg = Leg.BM25
+    class FakeHighlighter:
+        async def highlight(self, query, *, index, chunk_ids):
+            asked.append(chunk_ids)
+            return {"a": ("<em>q</em> a",)}
 
-        async def retrieve(self, request: LegRequest) -> RankedList:
-            seen.append(request)
-            return RankedList(leg=Leg.BM25, hits=(RankedHit("a", 1, 2.0, {"text": "x"}, ("<em>q</em> a",)),))
-
+    bm25 = RankedList(Leg.BM25, (RankedHit("a", 1, 2.0, {"text": "x"}), RankedHit("z", 2, 1.0, {"text": "z"})))
     dense = RankedList(Leg.DENSE, (RankedHit("b", 1, 0.5, {"text": "No match. The q is here."}),))
-    legs = {Leg.BM25: Highlighting(), Leg.DENSE: FixedLeg(Leg.DENSE, dense)}
-    result = await HybridSearcher(legs).search(paged(highlight=True))
-    assert seen[0].highlight is True
+    legs = {Leg.BM25: FixedLeg(Leg.BM25, bm25), Leg.DENSE: FixedLeg(Leg.DENSE, dense)}
+    result = await HybridSearcher(legs, highlighter=FakeHighlighter()).search(paged(highlight=True))
+    assert asked == [["a", "b"]]
     assert [(h.chunk_id, h.highlights, h.snippet_source) for h in result.hits] == [
         ("a", ("<em>q</em> a",), SnippetSource.BM25), ("b", ("The <em>q</em> is here.",), SnippetSource.DENSE)]
 
