@@ -80,6 +80,7 @@ class RetrievalSettings(BaseModel):
     top_k: Annotated[int, Field(ge=1, le=100)] = 10
     candidate_k: Annotated[int, Field(ge=1, le=1000)] = 100
     rrf_k: Annotated[int, Field(ge=1)] = 60
+    leg_timeout_s: Annotated[float, Field(gt=0)] = 10.0
     num_candidates_factor: Annotated[float, Field(ge=1)] = 2.0
     min_num_candidates: Annotated[int, Field(ge=1, le=10000)] = 100
     title_boost: Annotated[float, Field(ge=0)] = 0.5

@@ -88,6 +88,8 @@ class SearchResponse(BaseModel):
     leg_took_ms: dict[str, float]
     reranked: bool = False
     rerank_reason: str | None = None
+    degraded: bool = False
+    degraded_reason: str | None = None
     hits: list[Hit]
 
 

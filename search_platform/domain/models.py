@@ -171,3 +171,4 @@ class SearchResult:
     total_in_window: int = 0
     reranked: bool = False
     rerank_reason: str | None = None
+    degraded_reason: str | None = None  # set when a leg failed and the others answered alone

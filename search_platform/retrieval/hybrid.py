@@ -7,6 +7,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from search_platform.domain.errors import BackendError, BackendUnavailableError, IndexMissingError
 from search_platform.domain.models import (
     Filters,
     FusedHit,
@@ -83,8 +84,10 @@ class HybridSearcher:
     """BM25, semantic or hybrid search over the given legs."""
 
     def __init__(self, retrievers: dict[Leg, Retriever], fusers: dict[str, FuseFn] | None = None, *,
-                 rerank_stage: RerankStage | None = None, highlighter: Highlighter | None = None) -> None:
+                 rerank_stage: RerankStage | None = None, highlighter: Highlighter | None = None,
+                 leg_timeout_s: float = 10.0) -> None:
         self._retrievers = retrievers
+        self._leg_timeout_s = leg_timeout_s
         self._highlighter = highlighter
         self._fusers = fusers if fusers is not None else FUSERS
         self._rerank_stage = rerank_stage
@@ -105,8 +108,7 @@ class HybridSearcher:
         started = time.perf_counter()
         leg_request = LegRequest(text=request.query, index=request.index, candidate_k=request.candidate_k,
                                  filters=request.filters, tech_boost=request.tech_boost)
-        legs = MODE_LEGS[request.mode]
-        lists = await asyncio.gather(*(self._retrievers[leg].retrieve(leg_request) for leg in legs))
+        lists, degraded_reason = await self._run_legs(MODE_LEGS[request.mode], leg_request)
         if request.mode is SearchMode.HYBRID:
             fused = self._fusers[request.fusion](lists, request.fusion_params())
         else:
@@ -124,7 +126,27 @@ class HybridSearcher:
             total_in_window=len(in_window),
             reranked=reranked.reranked,
             rerank_reason=reranked.reason,
+            degraded_reason=degraded_reason,
         )
+
+    async def _run_legs(self, legs: Sequence[Leg], request: LegRequest) -> tuple[list[RankedList], str | None]:
+        """Run legs concurrently, each within the leg timeout; if some fail with a backend error but one answers,
+        the answering legs are used and the reason is returned. If every leg fails, the first error is raised."""
+        outcomes = await asyncio.gather(*(self._timed(leg, request) for leg in legs), return_exceptions=True)
+        lists = [outcome for outcome in outcomes if isinstance(outcome, RankedList)]
+        failures = [(leg, outcome) for leg, outcome in zip(legs, outcomes, strict=True)
+                    if isinstance(outcome, BaseException)]
+        for _, error in failures:
+            if not isinstance(error, BackendError) or isinstance(error, IndexMissingError) or not lists:
+                raise error
+        reason = "; ".join(f"{leg.value} leg failed: {error}" for leg, error in failures)
+        return lists, reason or None
+
+    async def _timed(self, leg: Leg, request: LegRequest) -> RankedList:
+        try:
+            return await asyncio.wait_for(self._retrievers[leg].retrieve(request), timeout=self._leg_timeout_s)
+        except TimeoutError as error:
+            raise BackendUnavailableError(f"timed out after {self._leg_timeout_s:g} s") from error
 
     async def _highlighted(self, request: SearchRequest, page: list[FusedHit]) -> list[FusedHit]:
         """The page's hits with Elasticsearch highlights where the text matches, else a client-side snippet."""

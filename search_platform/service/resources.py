@@ -50,6 +50,7 @@ def build_search_service(settings: Settings, es: AsyncElasticsearch, embedder: E
         },
         rerank_stage=build_rerank_stage(settings.rerank),
         highlighter=ElasticsearchHighlighter(es),
+        leg_timeout_s=settings.retrieval.leg_timeout_s,
     )
     return SearchService(searcher, settings.retrieval, default_index=settings.elasticsearch.index_alias,
                          rerank_by_default=settings.rerank.enabled)

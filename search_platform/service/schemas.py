@@ -171,6 +171,9 @@ class SearchResponseBody(BaseModel):
     reranked: bool = Field(default=False, description="True when the fused top_n were reordered by the reranker.")
     rerank_reason: str | None = Field(default=None, description="Why a requested rerank did not happen (e.g. "
                                                                 "'budget exceeded': the fused order is kept).")
+    degraded: bool = Field(default=False, description="True when a leg failed or timed out and the other "
+                                                      "leg's results were returned alone.")
+    degraded_reason: str | None = Field(default=None, description="Which leg failed, and why.")
     hits: list[HitBody]
 
 

@@ -323,3 +323,23 @@ def test_configured_reranker_reorders_the_top_n_with_scores(reranking_api, corpu
     assert all(hit.explanation and hit.explanation.rerank_score == hit.rerank_score for hit in reranked.hits)
     assert fused.reranked is False
     assert all(hit.rerank_score is None for hit in fused.hits)
+
+
+def test_a_failing_dense_leg_degrades_to_bm25_with_200(client, services, index):
+    """An index whose embedding has other dimensions makes Elasticsearch refuse the kNN leg: a real failure."""
+    from search_platform.backends.elasticsearch.client import build_client
+
+    es = build_client(services.elasticsearch)
+    try:
+        mappings = {"properties": {"text": {"type": "text"}, "embedding": {"type": "dense_vector", "dims": 8}}}
+        es.indices.create(index=f"{index}-v1", mappings=mappings, aliases={index: {}})
+        es.index(index=index, id="c1", document={"text": "sourdough starter and wild yeast"}, refresh=True)
+    finally:
+        es.close()
+    response = client.search("sourdough starter", mode="hybrid", index=index)
+    assert response.degraded is True
+    assert response.degraded_reason.startswith("dense leg failed")
+    assert [hit.chunk_id for hit in response.hits] == ["c1"]
+    semantic = httpx.post(f"{client._http.base_url}/v1/search",
+                          json={"query": "sourdough", "mode": "semantic", "index": index}, timeout=30)
+    assert semantic.status_code == 502 and "Traceback" not in semantic.text

@@ -103,6 +103,8 @@ def to_response(request: SearchRequest, result: SearchResult) -> SearchResponseB
         leg_took_ms={leg.value: ms for leg, ms in result.leg_took_ms.items()},
         reranked=result.reranked,
         rerank_reason=result.rerank_reason,
+        degraded=result.degraded_reason is not None,
+        degraded_reason=result.degraded_reason,
         hits=[to_hit(hit, request) for hit in result.hits],
     )
 

@@ -1,7 +1,9 @@
+import asyncio
 from dataclasses import dataclass
 
 import pytest
 
+from search_platform.domain.errors import BackendError, BackendUnavailableError, IndexMissingError
 from search_platform.domain.models import GroupBy, Leg, RankedHit, RankedList, SearchMode, SnippetSource
 from search_platform.retrieval.base import LegRequest
 from search_platform.retrieval.fusion import FUSERS, FusionParams, Normalization
@@ -130,3 +132,53 @@ async def test_rerank_reorders_the_fused_top_n_before_paging():
     unasked = await searcher.search(paged(mode=SearchMode.SEMANTIC, top_k=4))
     assert ([h.chunk_id for h in unasked.hits], unasked.reranked) == (["a", "b", "c", "d"], False)
     assert searcher.can_rerank and not HybridSearcher(TEXT_LEGS).can_rerank
+
+
+class FailingLeg:
+    def __init__(self, leg: Leg, error: Exception) -> None:
+        self.leg = leg
+        self.error = error
+
+    async def retrieve(self, request: LegRequest) -> RankedList:
+        raise self.error
+
+
+class SlowLeg:
+    leg = Leg.DENSE
+
+    async def retrieve(self, request: LegRequest) -> RankedList:
+        await asyncio.sleep(5)
+        raise AssertionError("should have timed out")
+
+
+async def test_a_failing_leg_degrades_to_the_other_leg():
+    legs = {Leg.BM25: LEGS[Leg.BM25], Leg.DENSE: FailingLeg(Leg.DENSE, BackendError("knn refused", 400))}
+    result = await HybridSearcher(legs).search(request())
+    assert [h.chunk_id for h in result.hits] == ["a", "b", "e"]
+    assert result.degraded_reason == "dense leg failed: knn refused"
+    assert set(result.leg_took_ms) == {Leg.BM25}
+
+
+async def test_a_slow_leg_times_out_and_degrades():
+    legs = {Leg.BM25: LEGS[Leg.BM25], Leg.DENSE: SlowLeg()}
+    result = await HybridSearcher(legs, leg_timeout_s=0.05).search(request())
+    assert result.degraded_reason == "dense leg failed: timed out after 0.05 s"
+    assert result.hits
+
+
+async def test_healthy_legs_are_not_degraded():
+    assert (await HybridSearcher(LEGS).search(request())).degraded_reason is None
+
+
+@pytest.mark.parametrize(
+    "legs",
+    [
+        {Leg.BM25: FailingLeg(Leg.BM25, BackendUnavailableError("down")),
+         Leg.DENSE: FailingLeg(Leg.DENSE, BackendUnavailableError("down too"))},
+        {Leg.BM25: LEGS[Leg.BM25], Leg.DENSE: FailingLeg(Leg.DENSE, IndexMissingError("no index", 404))},
+        {Leg.BM25: LEGS[Leg.BM25], Leg.DENSE: FailingLeg(Leg.DENSE, RuntimeError("a bug"))},
+    ],
+)
+async def test_errors_that_degrading_cannot_hide_are_raised(legs):
+    with pytest.raises((BackendError, RuntimeError)):
+        await HybridSearcher(legs).search(request())
