@@ -343,3 +343,31 @@ def test_a_failing_dense_leg_degrades_to_bm25_with_200(client, services, index):
     semantic = httpx.post(f"{client._http.base_url}/v1/search",
                           json={"query": "sourdough", "mode": "semantic", "index": index}, timeout=30)
     assert semantic.status_code == 502 and "Traceback" not in semantic.text
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b'{"query": "title:* OR 1=1 AND (foo"}',
+        b'{"query": "a\\"}}{\\"match_all\\":{}}"}',
+        b'{"query": "{\\"script\\": {\\"source\\": \\"1\\"}}"}',
+        b'{"query": "x", "top_k": 99999999999999999999}',
+        b'{"query": "x", "page": 100000}',
+        b'{"query": "\\ud800"}',
+        b'[]',
+        b'\xff\xfe',
+        b'{"query": "x", "filters": {"tags": "a"}}',
+    ],
+)
+def test_hostile_input_never_gets_a_5xx(api, corpus_index, payload):
+    response = httpx.post(f"{api}/v1/search", content=payload.replace(b'"x"', b'"x", "index": "' +
+                                                                       corpus_index.encode() + b'"'),
+                          headers={"content-type": "application/json"}, timeout=30)
+    assert response.status_code < 500, response.text
+    if response.status_code != 200:  # a 200's hits may quote tracebacks from the documents themselves
+        assert "Traceback" not in response.text
+
+
+def test_query_dsl_in_a_query_string_is_searched_as_text(client, corpus_index):
+    response = client.search('{"match_all": {}}', mode="bm25", index=corpus_index)
+    assert response.hits == []  # a match_all would have returned every document
