@@ -107,7 +107,6 @@ class RankedHit:
     rank: int
     score: float
     source: dict[str, Any] = field(default_factory=dict)
-    highlights: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,10 +31,9 @@ class Retriever(Protocol):
 
 
 def ranked_list_from_response(leg: Leg, response: Any, *, started: float) -> RankedList:
-    """Convert an Elasticsearch search response into a RankedList with explicit 1-based ranks (and highlights)."""
+    """Convert an Elasticsearch search response into a RankedList with explicit 1-based ranks."""
     hits = tuple(
-        RankedHit(chunk_id=hit["_id"], rank=rank, score=float(hit["_score"] or 0.0), source=hit.get("_source", {}),
-                  highlights=tuple(hit.get("highlight", {}).get("text", ())))
+        RankedHit(chunk_id=hit["_id"], rank=rank, score=float(hit["_score"] or 0.0), source=hit.get("_source", {}))
         for rank, hit in enumerate(response["hits"]["hits"], start=1)
     )
     return RankedList(leg=leg, hits=hits, took_ms=(time.perf_counter() - started) * 1000)

@@ -178,7 +178,7 @@ def page_hits(hits: Sequence[FusedHit], *, page: int, page_size: int) -> list[Fu
 
 
 def with_snippet(hit: FusedHit, query: str) -> FusedHit:
-    """The hit with highlights: Elasticsearch's when the BM25 leg returned some, else a client-side snippet."""
+    """The hit with highlights: Elasticsearch's when the page request found some, else a client-side snippet."""
     if hit.highlights:
         return replace(hit, snippet_source=SnippetSource.BM25)
     snippet = best_snippet(str(hit.source.get("text", "")), query)
@@ -195,7 +195,6 @@ def single_leg_hits(ranked: RankedList) -> list[FusedHit]:
             legs={ranked.leg: LegScore(rank=hit.rank, score=hit.score)},
             source=hit.source,
             contributions={ranked.leg: hit.score},
-            highlights=hit.highlights,
         )
         for hit in ranked.hits
     ]

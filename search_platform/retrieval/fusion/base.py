@@ -35,11 +35,10 @@ class FuseFn(Protocol):
 
 
 class Collected(NamedTuple):
-    """Per chunk, from every leg that found it: rank and raw score, stored fields, and BM25 highlights."""
+    """Per chunk, from every leg that found it: rank and raw score, and stored fields."""
 
     legs: dict[str, dict[Leg, LegScore]]
     sources: dict[str, dict[str, Any]]
-    highlights: dict[str, tuple[str, ...]]
 
 
 Parts = Mapping[str, Mapping[Leg, float]]
@@ -57,21 +56,18 @@ def rank_fused(contributions: Parts, collected: Collected, normalized: Parts | N
     return [
         FusedHit(chunk_id=chunk_id, rank=position, score=scores[chunk_id], legs=legs[chunk_id],
                  source=collected.sources[chunk_id], contributions=dict(contributions[chunk_id]),
-                 normalized=dict((normalized or {}).get(chunk_id, {})),
-                 highlights=collected.highlights.get(chunk_id, ()))
+                 normalized=dict((normalized or {}).get(chunk_id, {})))
         for position, chunk_id in enumerate(order, start=1)
     ]
 
 
 def collect_legs(lists: Sequence[RankedList]) -> Collected:
-    """Per chunk: its rank and raw score in each leg that found it, its stored fields and its highlights."""
-    collected = Collected({}, {}, {})
+    """Per chunk: its rank and raw score in each leg that found it, and its stored fields."""
+    collected = Collected({}, {})
     for ranked in lists:
         for hit in ranked.hits:
             collected.legs.setdefault(hit.chunk_id, {})[ranked.leg] = LegScore(rank=hit.rank, score=hit.score)
             collected.sources.setdefault(hit.chunk_id, hit.source)
-            if hit.highlights:
-                collected.highlights.setdefault(hit.chunk_id, hit.highlights)
     return collected
 
 
