@@ -22,7 +22,8 @@ from search_platform.config import Settings, load_settings
 from workers.celery_app import create_celery
 
 ROOT = Path(__file__).resolve().parents[2]
-TEST_REDIS_DB = 1
+# Redis database of the test broker and job store; concurrent test sessions on one machine pick different ones.
+TEST_REDIS_DB = int(os.environ.get("SP_TEST_REDIS_DB", "1"))
 CLI = str(Path(sys.executable).parent / "search-platform")
 
 
