@@ -31,6 +31,7 @@ _PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s", re.ASCII)
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)", re.ASCII | re.IGNORECASE)
 _SAME_LINE_GAP = re.compile(r"[ \t]+")
 _TERM = re.compile(r"[a-z0-9_]{2,255}", re.ASCII)
+_PLAIN_WORD = re.compile(r"\w+", re.ASCII)
 
 _NOT_PRODUCT_WORDS = """
 a about above after against an and any are around as at before below between but by chapter during each fig figure
@@ -54,9 +55,16 @@ def technical_terms(text: str) -> list[str]:
     return terms
 
 
-def technical_query(text: str) -> str:
-    """The distinct technical terms of a query, space-joined in first-seen order; "" when there are none."""
-    return " ".join(dict.fromkeys(technical_terms(text)))
+def technical_query(text: str, *, plain_words: bool = False) -> str:
+    """The distinct technical terms of a query, space-joined in first-seen order; "" when there are none.
+
+    With plain_words, the query's other words follow: a bare `copyfile` is no technical shape, yet it is a part of
+    `shutil.copyfile`, which the `text` field keeps as one token and only the `tech` field splits.
+    """
+    terms = technical_terms(text)
+    if plain_words:
+        terms += [word for word in _PLAIN_WORD.findall(text.lower()) if _TERM.fullmatch(word)]
+    return " ".join(dict.fromkeys(terms))
 
 
 def technical_index_text(text: str) -> str:

@@ -121,3 +121,14 @@ def test_one_megabyte_is_fast(text: str) -> None:
     started = time.perf_counter()
     technical_terms(text)
     assert time.perf_counter() - started < 5.0
+
+
+def test_plain_words_follow_the_technical_terms_once_each() -> None:
+    assert technical_query("copyfile os.path.join or Copyfile", plain_words=True) == (
+        "os_path_join os_path path_join os path join copyfile or"
+    )
+
+
+def test_plain_words_keep_only_valid_terms() -> None:
+    assert technical_query("a ü copyfile", plain_words=True) == "copyfile"
+    assert technical_query("a ü copyfile") == ""
