@@ -12,7 +12,9 @@ import statistics
 import time
 from pathlib import Path
 
+from search_platform.cli_keys import run_api_key
 from search_platform.client import SearchClient
+from search_platform.config import load_settings
 
 MODES = ("bm25", "semantic", "hybrid")
 
@@ -32,7 +34,8 @@ def main() -> None:
     args = parser.parse_args()
     queries = [item["query"] for item in json.loads(args.golden.read_text())]
     timings: dict[str, list[float]] = {mode: [] for mode in MODES}
-    with SearchClient(args.api) as client:
+    with (run_api_key(load_settings(), name="bench-query-latency", scopes="search") as api_key,
+          SearchClient(args.api, api_key=api_key) as client):
         for mode in MODES:
             client.search(queries[0], mode=mode)  # warm-up
         for round_number in range(args.rounds):

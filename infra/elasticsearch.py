@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
-from infra import es_install
+from infra import es_install, es_security
 from infra.errors import InfraError
 from infra.health import ServiceStatus
 from infra.process import await_healthy, describe_log, live_pid, run, terminate
@@ -102,7 +103,7 @@ def render_config(settings: Settings, paths: EsPaths) -> str:
         "cluster.name": CLUSTER_NAME,
         "node.name": NODE_NAME,
         "network.host": "127.0.0.1",
-        "http.port": loopback_port(settings.elasticsearch.url, default=9200),
+        "http.port": http_port(settings),
         "discovery.type": "single-node",
         "path.data": str(paths.data),
         "path.logs": str(paths.logs),
@@ -111,8 +112,18 @@ def render_config(settings: Settings, paths: EsPaths) -> str:
         "xpack.security.transport.ssl.enabled": False,
         "cluster.routing.allocation.disk.threshold_enabled": False,
     }
-    header = "# Written by infra/elasticsearch.py on every start; edit the settings, not this file.\n"
+    return render_yaml(values, writer="infra/elasticsearch.py")
+
+
+def render_yaml(values: Mapping[str, object], *, writer: str) -> str:
+    """An elasticsearch.yml of flat keys (JSON values are valid YAML) with a do-not-edit header."""
+    header = f"# Written by {writer} on every start; edit the settings, not this file.\n"
     return header + "".join(f"{key}: {json.dumps(value)}\n" for key, value in values.items())
+
+
+def http_port(settings: Settings) -> int:
+    """The main node's HTTP port, from the (single, loopback) elasticsearch.url."""
+    return loopback_port(settings.elasticsearch.url, default=9200)
 
 
 def server_environment(settings: Settings) -> dict[str, str]:
@@ -176,6 +187,18 @@ def start(settings: Settings) -> None:
         timeout_s=settings.infra.start_timeout_s,
         log_file=es_paths(settings).log_file,
     )
+    ensure_service_user(settings)
+
+
+def ensure_service_user(settings: Settings) -> None:
+    """Give the running node the least-privilege service user of the settings (skipped while none is set)."""
+    if not settings.elasticsearch.service_password.get_secret_value():
+        log.warning("SP_ELASTICSEARCH__SERVICE_PASSWORD is not set: the API and workers use %r (dev only)",
+                    settings.elasticsearch.username)
+        return
+    paths = es_paths(settings)
+    es_security.ensure_service_user(settings, install=paths.install, config_dir=paths.config,
+                                    env=server_environment(settings), url=settings.elasticsearch.hosts[0])
 
 
 def stop(settings: Settings, *, timeout_s: float = STOP_TIMEOUT_S) -> None:

@@ -16,6 +16,8 @@ from locust import HttpUser, between, task
 GOLDEN = Path(os.environ.get("SP_LOADTEST_QUERIES", Path(__file__).parents[1] / "datasets/golden/python-docs.json"))
 QUERIES: list[str] = [item["query"] for item in json.loads(GOLDEN.read_text(encoding="utf-8"))]
 INDEX = os.environ.get("SP_LOADTEST_INDEX") or None
+# sent as a Bearer token (the API requires keys); loadtests/run.py sets SP_LOADTEST_API_KEY
+API_KEY = os.environ.get("SP_LOADTEST_API_KEY") or os.environ.get("SP_API_KEY") or None
 
 
 class SearchUser(HttpUser):
@@ -27,7 +29,9 @@ class SearchUser(HttpUser):
         body: dict[str, object] = {"query": random.choice(QUERIES), "mode": mode, "top_k": 10}
         if INDEX:
             body["index"] = INDEX
-        with self.client.post("/v1/search", json=body, name=f"search:{mode}", catch_response=True) as response:
+        headers = {"Authorization": f"Bearer {API_KEY}"} if API_KEY else {}
+        with self.client.post("/v1/search", json=body, headers=headers, name=f"search:{mode}",
+                              catch_response=True) as response:
             if response.status_code != 200:
                 response.failure(f"{response.status_code}: {response.text[:200]}")
 

@@ -2,7 +2,8 @@
 p50/p95/p99, requests/s and failures per mode and step, and where latency bends.
 
 Usage: .venv/bin/python loadtests/run.py [--host http://127.0.0.1:8000] [--users 5,10,20,40] [--step-seconds 30]
-Only loopback hosts are accepted; each step is bounded in time.
+Only loopback hosts are accepted; each step is bounded in time. The API key is SP_API_KEY, or else a search key
+bound to the `default` tenant is created for the run (unthrottled) and revoked at the end.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import csv
 import itertools
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,12 +21,13 @@ HERE = Path(__file__).resolve().parent
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
-def run_step(host: str, users: int, seconds: int, out_dir: Path) -> Path:
+def run_step(host: str, users: int, seconds: int, out_dir: Path, api_key: str) -> Path:
     """One Locust run at a fixed user count; returns the stats CSV."""
     prefix = out_dir / f"users-{users}"
     command = [sys.executable, "-m", "locust", "-f", str(HERE / "locustfile.py"), "--headless", "--host", host,
                "-u", str(users), "-r", str(users), "-t", f"{seconds}s", "--csv", str(prefix), "--only-summary"]
-    subprocess.run(command, check=False, timeout=seconds + 120, capture_output=True)
+    env = {**os.environ, "SP_LOADTEST_API_KEY": api_key}
+    subprocess.run(command, check=False, timeout=seconds + 120, capture_output=True, env=env)
     return Path(f"{prefix}_stats.csv")
 
 
@@ -70,8 +73,12 @@ def main() -> None:
     if not 1 <= args.step_seconds <= 600:
         raise SystemExit("--step-seconds must be between 1 and 600")
     args.out.mkdir(parents=True, exist_ok=True)
-    steps = {users: read_stats(run_step(args.host, users, args.step_seconds, args.out))
-             for users in (int(u) for u in args.users.split(","))}
+    from search_platform.cli_keys import run_api_key
+    from search_platform.config import load_settings
+
+    with run_api_key(load_settings(), name="loadtest", scopes="search") as api_key:
+        steps = {users: read_stats(run_step(args.host, users, args.step_seconds, args.out, api_key))
+                 for users in (int(u) for u in args.users.split(","))}
     markdown = args.out / "report.md"
     markdown.write_text(report(steps), encoding="utf-8")
     print(markdown.read_text(encoding="utf-8"))

@@ -26,6 +26,12 @@ if [ ! -f .env ] || ! grep -q '^SP_ELASTICSEARCH__PASSWORD=' .env; then
   echo "SP_ELASTICSEARCH__PASSWORD=$password" >> .env
   echo "bootstrap: wrote $origin to .env"
 fi
+if ! grep -q '^SP_ELASTICSEARCH__SERVICE_PASSWORD=' .env; then
+  # the least-privilege user the API, workers and CLI use (infra provisions it in the file realm on start)
+  umask 077
+  echo "SP_ELASTICSEARCH__SERVICE_PASSWORD=$(.venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(24))')" >> .env
+  echo "bootstrap: wrote a generated Elasticsearch service-user password to .env"
+fi
 if ! grep -q '^SP_KIBANA_SYSTEM_PASSWORD=' .env; then
   umask 077
   echo "SP_KIBANA_SYSTEM_PASSWORD=$(.venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(24))')" >> .env

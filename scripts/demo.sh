@@ -8,6 +8,9 @@ scripts/bootstrap.sh
 sp=.venv/bin/search-platform
 $sp up --app
 .venv/bin/python -c 'from pathlib import Path; from search_platform.evaluation.demo_corpus import build_demo_corpus; print(len(build_demo_corpus(Path("var/demo-corpus"))), "pages in var/demo-corpus")'
+# an API key for the demo (search + ingest, bound to the `default` tenant); printed once, kept only in this shell
+SP_API_KEY=$($sp keys create --name demo --scopes search,ingest --tenant default)
+export SP_API_KEY
 $sp ingest var/demo-corpus
 for query in "json.JSONDecodeError" "how do I run another program and read what it prints" "shutil.copytree dirs_exist_ok"; do
   for mode in bm25 semantic hybrid; do
@@ -15,3 +18,4 @@ for query in "json.JSONDecodeError" "how do I run another program and read what 
   done
 done
 echo "The platform is up: API on http://127.0.0.1:8000 (docs at /docs). Stop it with: $sp down"
+echo "Requests need an API key: create one with '$sp keys create --name me --scopes search --tenant default'."

@@ -11,11 +11,23 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from search_platform.cli_analytics import logs_app
+from search_platform.cli_analytics import report as report_command
+from search_platform.cli_cluster import app as cluster_app
+from search_platform.cli_jobs import app as jobs_app
+from search_platform.cli_keys import app as keys_app
 from search_platform.config import Settings, SettingsError, load_settings
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
+app.add_typer(keys_app, name="keys")
+app.add_typer(cluster_app, name="cluster")
+app.add_typer(jobs_app, name="jobs")
+app.add_typer(logs_app, name="logs")
+app.command("report")(report_command)
 console = Console()
 DEFAULT_API = "http://127.0.0.1:8000"
+ApiKeyOption = Annotated[str | None, typer.Option("--api-key", envvar="SP_API_KEY", show_default=False,
+                                                  help="API key for the service (or set SP_API_KEY).")]
 
 
 def settings_or_exit() -> Settings:
@@ -73,21 +85,33 @@ def serve() -> None:
     """Run the HTTP API (FastAPI on uvicorn)."""
     import uvicorn
 
+    from search_platform.logging_setup import configure_logging
     from search_platform.service.app import create_app
 
     settings = settings_or_exit()
-    uvicorn.run(create_app(settings), host=settings.service.host, port=settings.service.port, log_level="info")
+    configure_logging(settings.service)  # uvicorn's loggers too: log_config=None leaves them to ours
+    uvicorn.run(create_app(settings), host=settings.service.host, port=settings.service.port, log_config=None,
+                log_level=settings.service.log_level.lower())
 
 
 @app.command()
-def worker(concurrency: Annotated[int | None, typer.Option(help="Worker processes.")] = None) -> None:
+def worker(
+    concurrency: Annotated[int | None, typer.Option(help="Worker processes.")] = None,
+    name: Annotated[str | None, typer.Option(help="Node name, so several workers on one host stay apart "
+                                                  "(default: celery).")] = None,
+) -> None:
     """Run a Celery ingestion worker."""
+    from search_platform.logging_setup import configure_worker_logging
     from workers.tasks import create_worker_app
 
     settings = settings_or_exit()
+    configure_worker_logging(settings.service)
     processes = concurrency or settings.ingestion.worker_concurrency
     celery_app = create_worker_app(settings)
-    celery_app.worker_main(["worker", "--loglevel=INFO", "-Q", "ingest", f"--concurrency={processes}"])
+    node = ["-n", f"{name}@%h"] if name else []
+    quiet = ["--quiet"] if settings.service.log_format == "json" else []  # no text banner among JSON lines
+    celery_app.worker_main([*quiet, "worker", f"--loglevel={settings.service.log_level}", "-Q", "ingest",
+                            f"--concurrency={processes}", *node])
 
 
 @app.command()
@@ -96,12 +120,14 @@ def ingest(
     index: Annotated[str | None, typer.Option(help="Target alias (default from settings).")] = None,
     batch: Annotated[int, typer.Option(help="Documents per API request.")] = 500,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the jobs.")] = 3600.0,
+    api_key: ApiKeyOption = None,
 ) -> None:
     """Ingest documents through the API and Celery, with a progress bar fed by the job status."""
     from search_platform.cli_ingest import run_ingest
 
     settings = settings_or_exit()
     failed = run_ingest(api_url(settings), path, index=index, batch=batch, timeout_s=timeout, console=console,
+                        api_key=api_key,
                         progress=Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                           TimeElapsedColumn(), console=console))
     raise typer.Exit(1 if failed else 0)
@@ -127,6 +153,7 @@ def query(
     normalization: Annotated[str | None, typer.Option(help="convex: minmax | zscore.")] = None,
     rerank: Annotated[bool | None, typer.Option("--rerank/--no-rerank", help="Rescore the fused top N with the "
                                                 "service's cross-encoder (default: as configured).")] = None,
+    api_key: ApiKeyOption = None,
 ) -> None:
     """Search and print a table with each hit's rank in each leg."""
     from search_platform.cli_query import fusion_options, print_results, run_query, view_options
@@ -136,7 +163,8 @@ def query(
                              normalization=normalization)
     view = view_options(page=page, window=window, group_by=group_by, highlight=highlight, explain=explain,
                         rerank=rerank)
-    response = run_query(api_url(settings), text, mode=mode, top_k=top_k, index=index, fusion=options, view=view)
+    response = run_query(api_url(settings), text, mode=mode, top_k=top_k, index=index, fusion=options, view=view,
+                         api_key=api_key)
     print_results(console, response)
 
 

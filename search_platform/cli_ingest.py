@@ -13,14 +13,14 @@ from search_platform.ingestion.sources import read_documents
 
 
 def run_ingest(base_url: str, path: Path, *, index: str | None, batch: int, timeout_s: float,
-               console: Console, progress: Progress) -> int:
+               console: Console, progress: Progress, api_key: str | None = None) -> int:
     """Ingest everything under path; returns the number of failed documents (0 = all indexed)."""
     read = read_documents(path)
     documents = read.documents
     for doc_id, reason in read.errors.items():
         console.print(f"[red]  {doc_id}: {reason} (skipped)[/red]")
     started = time.perf_counter()
-    with SearchClient(base_url, timeout_s=120) as client:
+    with SearchClient(base_url, timeout_s=120, api_key=api_key) as client:
         job_ids = [client.ingest(documents[i : i + batch], index=index).job_id
                    for i in range(0, len(documents), batch)]
         jobs = _follow(client, job_ids, total=len(documents), timeout_s=timeout_s, progress=progress)

@@ -71,13 +71,14 @@ def view_options(*, page: int, window: int | None, group_by: str, highlight: boo
 
 
 def run_query(base_url: str, text: str, *, mode: str, top_k: int, index: str | None,
-              fusion: FusionKwargs | None = None, view: ViewKwargs | None = None) -> SearchResponse:
+              fusion: FusionKwargs | None = None, view: ViewKwargs | None = None,
+              api_key: str | None = None) -> SearchResponse:
     """One search through the SDK; exits with the service's message on error."""
     import typer
 
     _choice("mode", mode, ("hybrid", "bm25", "semantic"))
     try:
-        with SearchClient(base_url) as client:
+        with SearchClient(base_url, api_key=api_key) as client:
             return client.search(text, mode=cast(Literal["bm25", "semantic", "hybrid"], mode), top_k=top_k,
                                  index=index, **(fusion or FusionKwargs()), **(view or ViewKwargs()))
     except SearchPlatformClientError as error:

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, SecretStr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -25,9 +25,12 @@ class Environment(enum.StrEnum):
 class ElasticsearchSettings(BaseModel):
     """How to reach Elasticsearch and shape the chunk index."""
 
-    url: str = "http://127.0.0.1:9200"
-    username: str = "elastic"
+    url: str = "http://127.0.0.1:9200"  # several nodes: comma-separated, the client fails over between them
+    username: str = "elastic"  # the superuser: infra only (provisioning, health probes, admin clients)
     password: SecretStr = SecretStr("")
+    # the least-privilege user (role sp_service: sp-* indices, cluster monitor) of the API, workers and CLI
+    service_username: str = Field(default="sp-service", pattern=r"^[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,506}$")
+    service_password: SecretStr = SecretStr("")
     index_alias: str = "sp-chunks"
     request_timeout_s: Annotated[float, Field(gt=0)] = 30.0
     max_retries: Annotated[int, Field(ge=0, le=10)] = 3
@@ -40,12 +43,35 @@ class ElasticsearchSettings(BaseModel):
     hnsw_m: Annotated[int, Field(ge=2, le=512)] = 16
     hnsw_ef_construction: Annotated[int, Field(ge=10, le=3200)] = 100
 
+    @property
+    def data_credentials(self) -> tuple[str, str]:
+        """The user and password of the data paths (API, workers, CLI): the service user; outside prod, the
+        superuser while no service password is set (scripts/bootstrap.sh sets one)."""
+        service_password = self.service_password.get_secret_value()
+        if service_password:
+            return self.service_username, service_password
+        return self.username, self.password.get_secret_value()
+
+    @property
+    def hosts(self) -> list[str]:
+        """Every node URL in `url`, in order."""
+        return [part.strip() for part in self.url.split(",") if part.strip()]
+
+    @model_validator(mode="after")
+    def _hosts_present(self) -> ElasticsearchSettings:
+        if not self.hosts:
+            raise ValueError("elasticsearch.url names no node: give one URL or a comma-separated list")
+        return self
+
 
 class RedisSettings(BaseModel):
     """Redis: Celery broker, result backend and job-status store."""
 
     url: str = "redis://127.0.0.1:6379/0"
     job_ttl_s: Annotated[int, Field(ge=60)] = 7 * 24 * 3600
+    # a task taken but not acked (its worker died) goes back to the queue after this long; it must outlast
+    # the longest retry countdown, or a waiting retry would be delivered twice
+    visibility_timeout_s: Annotated[int, Field(ge=1)] = 3600
 
 
 class EmbeddingSettings(BaseModel):
@@ -56,6 +82,9 @@ class EmbeddingSettings(BaseModel):
     batch_size: Annotated[int, Field(ge=1, le=1024)] = 32
     device: str = "cpu"
     query_cache_size: Annotated[int, Field(ge=0)] = 1024
+    query_cache_redis: bool = False  # also share query vectors between API processes through Redis
+    query_cache_ttl_s: Annotated[int, Field(ge=1)] = 24 * 3600
+    query_cache_timeout_s: Annotated[float, Field(gt=0)] = 0.2  # a slower Redis answer counts as a miss
     onnx_quantize: bool = False  # onnx backend: int8 dynamic quantisation of the weights
     onnx_cache_dir: Path = Field(default_factory=lambda: Path.home() / ".cache" / "search-platform" / "onnx")
     onnx_threads: Annotated[int, Field(ge=1)] | None = None  # onnx backend: intra-op threads; None: os.cpu_count()
@@ -85,6 +114,9 @@ class RetrievalSettings(BaseModel):
     min_num_candidates: Annotated[int, Field(ge=1, le=10000)] = 100
     title_boost: Annotated[float, Field(ge=0)] = 0.5
     tech_boost: Annotated[float, Field(ge=0)] = 1.0
+    # a query of at most this many words is an identifier lookup: its plain words also match identifier parts in
+    # `tech` (a bare `copyfile` finds `shutil.copyfile`); 0: never (benchmarks/tech_field.py measures it)
+    tech_lookup_max_words: Annotated[int, Field(ge=0)] = 2
     max_top_k: Annotated[int, Field(ge=1, le=1000)] = 100
     max_candidate_k: Annotated[int, Field(ge=1, le=10000)] = 1000
     max_query_chars: Annotated[int, Field(ge=16)] = 2000
@@ -131,6 +163,8 @@ class IngestionSettings(BaseModel):
     task_backoff_max_s: Annotated[float, Field(ge=0)] = 60.0
     max_document_bytes: Annotated[int, Field(ge=1)] = 5_000_000
     worker_concurrency: Annotated[int, Field(ge=1)] = 1
+    bulk_mode_min_documents: Annotated[int, Field(ge=0)] = 1000  # jobs this big load with refresh off; 0: never
+    bulk_mode_zero_replicas: bool = False  # bulk mode also drops replicas (restored, then re-copied, afterwards)
 
 
 class ServiceSettings(BaseModel):
@@ -139,6 +173,100 @@ class ServiceSettings(BaseModel):
     host: str = "127.0.0.1"
     port: Annotated[int, Field(ge=1, le=65535)] = 8000
     max_ingest_documents: Annotated[int, Field(ge=1)] = 5000
+    max_request_bytes: Annotated[int, Field(ge=1024)] = 100_000_000  # larger request bodies get 413
+    log_format: Literal["json", "text"] = "json"  # json: one object per line, with the request id
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
+
+
+class AuthSettings(BaseModel):
+    """API keys: whether the API requires them, the default per-key rate limit and the optional hashing pepper."""
+
+    enabled: bool = True
+    rate_limit_per_minute: Annotated[int, Field(ge=1, le=1_000_000)] = 600
+    pepper: SecretStr = SecretStr("")  # HMAC key for stored key hashes; changing it invalidates every key
+    key_prefix: str = "sp:apikey"
+    rate_limit_prefix: str = "sp:ratelimit"
+
+
+FusionName = Literal["rrf", "weighted_rrf", "convex", "dbsf", "routed"]  # the keys of FUSERS (a unit test checks)
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+
+
+class AnalyticsSettings(BaseModel):
+    """Search logs: where they go and how the background writer batches them."""
+
+    enabled: bool = True
+    log_alias: str = Field(default="sp-search-logs", pattern=r"^[a-z0-9][a-z0-9._-]{0,127}$")
+    queue_size: Annotated[int, Field(ge=1, le=1_000_000)] = 10_000
+    batch_size: Annotated[int, Field(ge=1, le=10_000)] = 500
+    flush_interval_s: Annotated[float, Field(gt=0, le=300)] = 2.0
+    shutdown_timeout_s: Annotated[float, Field(gt=0)] = 10.0
+    max_leg_hit_ids: Annotated[int, Field(ge=0, le=1000)] = 100
+    user_id_key: SecretStr = SecretStr("")  # HMAC key of logged user/session ids (pseudonymised, never raw)
+    rollover_max_age: str | None = Field(default="7d", pattern=r"^\d+(d|h|m|s)$")
+    rollover_max_size: str | None = Field(default="5gb", pattern=r"^\d+(b|kb|mb|gb|tb)$")
+
+
+class ArmWeights(BaseModel):
+    """Per-leg weights of an arm (weighted_rrf, dbsf); an unset leg weighs 1.0."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    bm25: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 1.0
+    dense: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 1.0
+
+    @model_validator(mode="after")
+    def _not_both_zero(self) -> ArmWeights:
+        if self.bm25 == 0 and self.dense == 0:
+            raise ValueError("weights must not all be 0")
+        return self
+
+
+class ArmSettings(BaseModel):
+    """One arm of an experiment: its traffic share and the retrieval parameters it overrides (None: default)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=NAME_PATTERN)
+    share: Annotated[float, Field(gt=0, le=1)]
+    fusion: FusionName | None = None
+    rrf_k: Annotated[int, Field(ge=1, le=100_000)] | None = None
+    candidate_k: Annotated[int, Field(ge=1, le=10_000)] | None = None
+    weights: ArmWeights | None = None
+    alpha: Annotated[float, Field(ge=0, le=1)] | None = None
+    normalization: Literal["minmax", "zscore"] | None = None
+
+
+class ExperimentSettings(BaseModel):
+    """An online experiment: arms with traffic shares summing to at most 1 (the rest is not in the experiment)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=NAME_PATTERN)
+    enabled: bool = True
+    arms: list[ArmSettings] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _arms_consistent(self) -> ExperimentSettings:
+        names = [arm.name for arm in self.arms]
+        if len(set(names)) != len(names):
+            raise ValueError(f"experiment {self.name!r}: arm names must be unique, got {names}")
+        total = sum(arm.share for arm in self.arms)
+        if total > 1 + 1e-9:
+            raise ValueError(f"experiment {self.name!r}: arm shares sum to {total:g}, over 1")
+        return self
+
+
+class ClusterSettings(BaseModel):
+    """The optional local multi-node Elasticsearch cluster (`search-platform cluster up`), beside the main node."""
+
+    home: Path = Path("/var/lib/search-platform-cluster")
+    nodes: Annotated[int, Field(ge=2, le=9)] = 3
+    http_base_port: Annotated[int, Field(ge=1024, le=65000)] = 9201  # node N listens on base + N - 1
+    # above ES's default transport range 9300-9400, where a node without transport.port (such as a second
+    # single node) binds the first free port
+    transport_base_port: Annotated[int, Field(ge=1024, le=65000)] = 9401
+    heap: str = Field(default="1g", pattern=r"^\d+[mg]$")
 
 
 class InfraSettings(BaseModel):
@@ -156,6 +284,7 @@ class InfraSettings(BaseModel):
     java_home: Path = Path("/usr/lib/jvm/temurin-25-jdk-amd64")
     redis_server: Path = Path("/usr/bin/redis-server")
     start_timeout_s: Annotated[float, Field(gt=0)] = 180.0
+    cluster: ClusterSettings = ClusterSettings()
 
 
 class Settings(BaseSettings):
@@ -178,6 +307,9 @@ class Settings(BaseSettings):
     ingestion: IngestionSettings = IngestionSettings()
     rerank: RerankSettings = RerankSettings()
     service: ServiceSettings = ServiceSettings()
+    auth: AuthSettings = AuthSettings()
+    analytics: AnalyticsSettings = AnalyticsSettings()
+    experiments: list[ExperimentSettings] = Field(default_factory=list)
     infra: InfraSettings = InfraSettings()
 
     @model_validator(mode="after")
@@ -189,8 +321,30 @@ class Settings(BaseSettings):
             )
         if self.environment is Environment.PROD and len(password) < 16:
             raise ValueError("elasticsearch.password must be at least 16 characters in prod")
+        self._service_credentials_valid(password)
+        if self.environment is Environment.PROD and not self.auth.enabled:
+            raise ValueError("auth.enabled=false is for local development only, not prod (SP_AUTH__ENABLED)")
+        names = [experiment.name for experiment in self.experiments]
+        if len(set(names)) != len(names):
+            raise ValueError(f"experiments: names must be unique, got {names}")
         if self.embedding.backend == "fake" and self.environment is Environment.PROD:
             raise ValueError("embedding.backend=fake is for unit tests only, not prod")
+        return self
+
+    def _service_credentials_valid(self, admin_password: str) -> None:
+        es = self.elasticsearch
+        service_password = es.service_password.get_secret_value()
+        if es.service_username == es.username:
+            raise ValueError("elasticsearch.service_username must differ from elasticsearch.username (the superuser)")
+        if self.environment is Environment.PROD and (len(service_password) < 16 or service_password == admin_password):
+            raise ValueError("elasticsearch.service_password must be set (SP_ELASTICSEARCH__SERVICE_PASSWORD), at "
+                             "least 16 characters and differ from elasticsearch.password in prod")
+
+    @model_validator(mode="after")
+    def _visibility_outlasts_backoff(self) -> Settings:
+        if self.redis.visibility_timeout_s <= self.ingestion.task_backoff_max_s:
+            raise ValueError("redis.visibility_timeout_s must exceed ingestion.task_backoff_max_s, or a retry "
+                             "waiting for its countdown is redelivered to a second worker")
         return self
 
 

@@ -9,6 +9,10 @@ from search_platform.config import Settings
 
 INGEST_QUEUE = "ingest"
 INGEST_TASK = "search_platform.ingest_batch"
+BACKEND_RETRIES = 20
+REDIS_SOCKET_TIMEOUT_S = 10.0
+RESTORE_SWEEP_MAX_S = 10
+DEFAULT_MUTEX_EXPIRE_S = 300
 
 
 def create_celery(settings: Settings) -> Celery:
@@ -20,18 +24,41 @@ def create_celery(settings: Settings) -> Celery:
         task_routes={INGEST_TASK: {"queue": INGEST_QUEUE}},
         task_acks_late=True,
         task_reject_on_worker_lost=True,
+        # a task running when the broker connection drops cannot be acked any more: stop it, and its batch is
+        # redelivered once Redis is back (instead of a retry that cannot be published to a Redis that is down)
+        worker_cancel_long_running_tasks_on_connection_loss=True,
         worker_prefetch_multiplier=1,
         worker_concurrency=settings.ingestion.worker_concurrency,
         task_serializer="json",
         result_serializer="json",
         accept_content=["json"],
         result_expires=settings.redis.job_ttl_s,
+        # a lost Redis connection is retried, not fatal: the worker reconnects once Redis is back (AOF keeps
+        # the queue); results and job status are retried the same way
         broker_connection_retry_on_startup=True,
-        broker_transport_options={"visibility_timeout": 900},
+        broker_connection_retry=True,
+        broker_connection_max_retries=None,
+        broker_transport_options=broker_transport_options(settings.redis.visibility_timeout_s),
+        result_backend_always_retry=True,
+        result_backend_max_retries=BACKEND_RETRIES,
+        redis_retry_on_timeout=True,
+        redis_socket_timeout=REDIS_SOCKET_TIMEOUT_S,
         worker_hijack_root_logger=False,
     )
     app.conf.sp_settings = settings
     return app
+
+
+def broker_transport_options(visibility_timeout_s: int) -> dict[str, int]:
+    """Redis transport options: the visibility timeout, and sweeps for expired unacked tasks often enough that a
+    dead worker's task comes back soon after it (kombu's default sweep runs only every ~100 s)."""
+    return {
+        "visibility_timeout": visibility_timeout_s,
+        "unacked_restore_interval": max(1, min(RESTORE_SWEEP_MAX_S, visibility_timeout_s // 6)),
+        "unacked_restore_throttle": 1,
+        # the sweep's lock; a sweep cut short by a Redis restart leaves it held until it expires (default 300 s)
+        "unacked_mutex_expire": max(5, min(DEFAULT_MUTEX_EXPIRE_S, visibility_timeout_s // 2)),
+    }
 
 
 def enqueue_batch(app: Celery, job_id: str, batch_number: int) -> None:

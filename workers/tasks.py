@@ -15,6 +15,8 @@ from search_platform.config import Settings
 from search_platform.domain.errors import BackendUnavailableError
 from search_platform.embeddings.factory import build_embedder
 from search_platform.ingestion.batch import IngestContext, ingest_documents
+from search_platform.ingestion.bulk_mode import BulkMode
+from search_platform.ingestion.ingest_metrics import IngestCounters
 from search_platform.ingestion.jobs import JobStore
 from workers.celery_app import INGEST_TASK
 
@@ -41,6 +43,16 @@ class WorkerResources:
         """The job-status store."""
         return JobStore(Redis.from_url(self._settings.redis.url), ttl_s=self._settings.redis.job_ttl_s)
 
+    @cached_property
+    def bulk(self) -> BulkMode:
+        """Refresh off while large jobs load (search_platform/ingestion/bulk_mode.py)."""
+        return BulkMode.build(self._settings, self.context.client)
+
+    @cached_property
+    def counters(self) -> IngestCounters:
+        """The ingest counters /metrics reports."""
+        return IngestCounters(Redis.from_url(self._settings.redis.url, socket_timeout=5))
+
 
 def register_tasks(app: Celery) -> None:
     """Attach the ingestion task to app, reading settings from app.conf.sp_settings."""
@@ -58,7 +70,9 @@ def register_tasks(app: Celery) -> None:
                 doc_ids = [d.doc_id for d in documents]
             except Exception:  # the payload itself may be what is missing
                 doc_ids = []
-            store.fail_batch(job_id, doc_ids, f"batch {number} failed: {exc}")
+            store.fail_batch(job_id, doc_ids, f"batch {number} failed: {exc}", batch=number)
+            resources.bulk.job_progressed(store.get(job_id))
+            resources.counters.record_failed(len(doc_ids))
 
     @app.task(  # type: ignore[untyped-decorator]
         name=INGEST_TASK,
@@ -74,10 +88,13 @@ def register_tasks(app: Celery) -> None:
     def ingest_batch(self: Task, job_id: str, batch_number: int) -> dict[str, int]:
         """Ingest one stored batch of a job and record the outcome per document."""
         store = resources.store
-        store.mark_running(job_id)
+        store.start_batch(job_id, batch_number)
         index, documents = store.load_batch(job_id, batch_number)
+        resources.bulk.job_started(store.get(job_id), dims=resources.context.embedder.dims, settings=settings)
         report = ingest_documents(documents, index=index, ctx=resources.context)
-        store.record(job_id, report)
+        store.complete_batch(job_id, batch_number, report, worker=self.request.hostname or "unknown")
+        resources.bulk.job_progressed(store.get(job_id))
+        resources.counters.record(report)
         return {"documents": len(report.written), "failed": len(report.errors)}
 
 

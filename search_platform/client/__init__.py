@@ -2,6 +2,7 @@
 
 from search_platform.client.async_client import AsyncSearchClient
 from search_platform.client.errors import (
+    ForbiddenError,
     InvalidRequestError,
     NotFoundError,
     RateLimitedError,
@@ -28,6 +29,7 @@ __all__ = [
     "ChunkRef",
     "Document",
     "Explanation",
+    "ForbiddenError",
     "Hit",
     "IngestResponse",
     "InvalidRequestError",

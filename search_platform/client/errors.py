@@ -28,8 +28,17 @@ class UnauthorizedError(SearchPlatformClientError):
     """401 or 403."""
 
 
+class ForbiddenError(UnauthorizedError):
+    """403: the API key lacks the scope, or asked for another tenant's data."""
+
+
 class RateLimitedError(SearchPlatformClientError):
-    """429: slow down."""
+    """429: slow down; retry_after_s is the service's Retry-After (seconds), when it sent one."""
+
+    def __init__(self, message: str, *, status: int | None = None, body: Any = None,
+                 retry_after_s: float | None = None) -> None:
+        super().__init__(message, status=status, body=body)
+        self.retry_after_s = retry_after_s
 
 
 class ServiceUnavailableError(SearchPlatformClientError):
@@ -42,7 +51,7 @@ class ServerError(SearchPlatformClientError):
 
 ERRORS_BY_STATUS: dict[int, type[SearchPlatformClientError]] = {
     401: UnauthorizedError,
-    403: UnauthorizedError,
+    403: ForbiddenError,
     404: NotFoundError,
     413: InvalidRequestError,
     422: InvalidRequestError,
@@ -63,4 +72,15 @@ def raise_for_status(response: httpx.Response) -> None:
     kind = ERRORS_BY_STATUS.get(response.status_code)
     if kind is None:
         kind = ServerError if response.status_code >= 500 else SearchPlatformClientError
-    raise kind(f"{response.status_code}: {message}", status=response.status_code, body=body)
+    text = f"{response.status_code}: {message}"
+    if kind is RateLimitedError:
+        raise RateLimitedError(text, status=response.status_code, body=body,
+                               retry_after_s=_retry_after(response.headers.get("retry-after")))
+    raise kind(text, status=response.status_code, body=body)
+
+
+def _retry_after(value: str | None) -> float | None:
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None

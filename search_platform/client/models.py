@@ -90,6 +90,9 @@ class SearchResponse(BaseModel):
     rerank_reason: str | None = None
     degraded: bool = False
     degraded_reason: str | None = None
+    request_id: str = ""  # send it back with feedback() when a hit is clicked
+    experiment: str | None = None
+    arm: str | None = None
     hits: list[Hit]
 
 
@@ -141,13 +144,23 @@ def search_payload(query: str, *, mode: Mode, top_k: int | None, candidate_k: in
                    normalization: Normalization | None = None, page: int | None = None,
                    page_size: int | None = None, window: int | None = None, group_by: GroupBy | None = None,
                    highlight: bool | None = None, explain: bool | None = None,
-                   rerank: bool | None = None) -> dict[str, Any]:
+                   rerank: bool | None = None, user_id: str | None = None,
+                   session_id: str | None = None) -> dict[str, Any]:
     """The JSON body of POST /v1/search, without unset values."""
     payload: dict[str, Any] = {"query": query, "mode": mode, "top_k": top_k, "candidate_k": candidate_k,
                                "rrf_k": rrf_k, "filters": filters, "index": index, "fusion": fusion,
                                "weights": weights, "alpha": alpha, "normalization": normalization, "page": page,
                                "page_size": page_size, "window": window, "group_by": group_by,
-                               "highlight": highlight, "explain": explain, "rerank": rerank}
+                               "highlight": highlight, "explain": explain, "rerank": rerank,
+                               "user_id": user_id, "session_id": session_id}
+    return {key: value for key, value in payload.items() if value is not None}
+
+
+def feedback_payload(request_id: str, *, doc_id: str, position: int, chunk_id: str | None = None,
+                     user_id: str | None = None, session_id: str | None = None) -> dict[str, Any]:
+    """The JSON body of POST /v1/feedback, without unset values."""
+    payload: dict[str, Any] = {"request_id": request_id, "doc_id": doc_id, "position": position,
+                               "chunk_id": chunk_id, "user_id": user_id, "session_id": session_id}
     return {key: value for key, value in payload.items() if value is not None}
 
 

@@ -44,5 +44,18 @@ class IndexMissingError(BackendError):
     """The index or alias does not exist."""
 
 
+class IndexForbiddenError(BackendError):
+    """Elasticsearch refuses the platform's credentials access to the index (outside its role)."""
+
+
 class JobNotFoundError(SearchPlatformError):
     """No ingestion job has that id."""
+
+
+class ConflictError(SearchPlatformError):
+    """The request conflicts with the current state (an idempotency key reused for another request, a job
+    with nothing to resume)."""
+
+
+class PayloadTooLargeError(SearchPlatformError):
+    """A request or one of its documents is over the size limit."""

@@ -171,3 +171,4 @@ class SearchResult:
     reranked: bool = False
     rerank_reason: str | None = None
     degraded_reason: str | None = None  # set when a leg failed and the others answered alone
+    leg_hit_ids: dict[Leg, tuple[str, ...]] = field(default_factory=dict)  # each leg's candidates, in rank order

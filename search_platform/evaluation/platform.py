@@ -29,12 +29,18 @@ class EvaluationSetupError(SearchPlatformError):
     """The platform is not ready to be evaluated (no worker, ingestion failed)."""
 
 
+# what shapes an index's contents and scores; connection settings (URLs, users, timeouts) do not
+INDEX_SHAPING_SETTINGS: set[str] = {
+    "number_of_shards", "bm25_k1", "bm25_b", "vector_index_type", "hnsw_m", "hnsw_ef_construction"}
+
+
 def corpus_fingerprint(corpus: Sequence[Document], settings: Settings) -> str:
     """Identifies what an evaluation index holds: the documents and everything that shapes their chunks."""
     digest = hashlib.sha256()
     embedding = settings.embedding.model_dump(include={"backend", "model_path", "onnx_quantize"})
-    shape = {"chunking": settings.chunking.model_dump(), "embedding": embedding,
-             "mapping": MAPPING_VERSION, "es": settings.elasticsearch.model_dump(exclude={"password"})}
+    index = settings.elasticsearch.model_dump(include=INDEX_SHAPING_SETTINGS)
+    shape = {"chunking": settings.chunking.model_dump(), "embedding": embedding, "mapping": MAPPING_VERSION,
+             "es": index}
     digest.update(json.dumps(shape, sort_keys=True, default=str).encode())
     for document in sorted(corpus, key=lambda d: d.doc_id):
         digest.update(f"{document.doc_id}\x1f{document.title}\x1f{document.content}\x1e".encode())

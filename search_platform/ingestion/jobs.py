@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import hashlib
 import json
 import time
 import uuid
@@ -11,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 from redis import Redis
 
-from search_platform.domain.errors import JobNotFoundError
+from search_platform.domain.errors import ConflictError, JobNotFoundError
 from search_platform.domain.models import ContentType, Document
 from search_platform.ingestion.writer import BulkReport
 
@@ -46,6 +47,11 @@ class JobStatus:
     errors: dict[str, str] = field(default_factory=dict)
     created_at: float = 0.0
     updated_at: float = 0.0
+    batches_total: int = 0
+    batches_done: int = 0
+    batches_failed: int = 0
+    deliveries: int = 0  # batch deliveries to workers: first runs, retries and redeliveries after a lost worker
+    workers: tuple[str, ...] = ()  # the workers that completed the job's batches
 
     @property
     def finished(self) -> bool:
@@ -70,7 +76,11 @@ def document_from_json(data: dict[str, object]) -> Document:
 
 
 class JobStore:
-    """Redis keys of one job: meta hash, batch payloads, chunks per done document, errors per document."""
+    """Redis keys of one job: meta hash, batch payloads, chunks per done document, errors per document, done
+    batches (with the worker that did each), failed batches and deliveries per batch.
+
+    Every count is the size of a hash or set keyed by document or batch, so a batch recorded twice (a retry, or
+    a redelivery after its worker died) never counts twice."""
 
     def __init__(self, redis: Redis[bytes], *, ttl_s: int, prefix: str = "sp:job") -> None:
         self._redis = redis
@@ -81,15 +91,18 @@ class JobStore:
         return f"{self._prefix}:{job_id}:{part}"
 
     def create(
-        self, *, index: str, batches: Sequence[Sequence[Document]], rejected: dict[str, str] | None = None
+        self, *, index: str, batches: Sequence[Sequence[Document]], rejected: dict[str, str] | None = None,
+        tenant: str | None = None, fingerprint: str = "",
     ) -> str:
-        """Store a new job, its batches and the documents refused before queueing; returns the job id."""
+        """Store a new job, its batches and the documents refused before queueing; returns the job id.
+        tenant: the submitting API key's tenant (None: a key spanning every tenant)."""
         job_id = uuid.uuid4().hex
         now = time.time()
         rejected = rejected or {}
         total = sum(len(b) for b in batches) + len(rejected)
         meta: dict[str, FieldValue] = {"index": index, "total": total, "batches": len(batches),
-                "created_at": now, "updated_at": now, "state": JobState.QUEUED.value}
+                "created_at": now, "updated_at": now, "state": JobState.QUEUED.value, "tenant": tenant or "",
+                "fingerprint": fingerprint}
         pipe = self._redis.pipeline()
         pipe.hset(self._key(job_id, "meta"), mapping=_fields(meta))
         for number, batch in enumerate(batches):
@@ -114,6 +127,24 @@ class JobStore:
         """Note that a worker started on the job."""
         self._touch(job_id, state=JobState.RUNNING)
 
+    def start_batch(self, job_id: str, number: int) -> int:
+        """Note a delivery of a batch to a worker (first run, retry or redelivery); returns its deliveries so far."""
+        pipe = self._redis.pipeline()
+        pipe.hincrby(self._key(job_id, "deliveries"), str(number), 1)
+        pipe.expire(self._key(job_id, "deliveries"), self._ttl_s)
+        deliveries = int(pipe.execute()[0])
+        self.mark_running(job_id)
+        return deliveries
+
+    def complete_batch(self, job_id: str, number: int, report: BulkReport, *, worker: str) -> None:
+        """Record a batch's outcome and mark it done by worker; idempotent."""
+        self.record(job_id, report)
+        pipe = self._redis.pipeline()
+        pipe.hset(self._key(job_id, "batches:done"), str(number), worker)
+        pipe.srem(self._key(job_id, "batches:failed"), str(number))
+        pipe.expire(self._key(job_id, "batches:done"), self._ttl_s)
+        pipe.execute()
+
     def record(self, job_id: str, report: BulkReport) -> None:
         """Record a batch's outcome; idempotent, so a retried batch never counts twice."""
         pipe = self._redis.pipeline()
@@ -128,11 +159,66 @@ class JobStore:
         pipe.execute()
         self._touch(job_id)
 
-    def fail_batch(self, job_id: str, documents: Sequence[str], reason: str) -> None:
-        """A batch gave up (retry budget spent): its documents fail with the reason and the job fails."""
+    def fail_batch(self, job_id: str, documents: Sequence[str], reason: str, *, batch: int) -> None:
+        """A batch gave up (retry budget spent): its documents fail with the reason and, once every batch has
+        settled, the job is failed; `resume` re-queues such batches."""
+        if self._redis.hexists(self._key(job_id, "batches:done"), str(batch)):
+            return  # another delivery of the batch already did it
+        pipe = self._redis.pipeline()
         if documents:
-            self._redis.hset(self._key(job_id, "errors"), mapping=_fields(dict.fromkeys(documents, reason)))
-        self._touch(job_id, state=JobState.FAILED)
+            pipe.hset(self._key(job_id, "errors"), mapping=_fields(dict.fromkeys(documents, reason)))
+            pipe.expire(self._key(job_id, "errors"), self._ttl_s)
+        pipe.sadd(self._key(job_id, "batches:failed"), str(batch))
+        pipe.expire(self._key(job_id, "batches:failed"), self._ttl_s)
+        pipe.execute()
+        self._touch(job_id)
+
+    def deliveries_by_batch(self, job_id: str) -> dict[int, int]:
+        """How many times each batch was delivered to a worker so far."""
+        raw = self._redis.hgetall(self._key(job_id, "deliveries"))
+        return {int(k): int(v) for k, v in raw.items()}
+
+    def done_batches(self, job_id: str) -> dict[int, str]:
+        """The completed batches and the worker that completed each."""
+        return {int(k): _text(v) for k, v in self._redis.hgetall(self._key(job_id, "batches:done")).items()}
+
+    def take_failed_batches(self, job_id: str) -> list[int]:
+        """Take the failed batches out of the failed set for a re-run, clearing their documents' errors."""
+        if not self._redis.exists(self._key(job_id, "meta")):
+            raise JobNotFoundError(f"no job with id {job_id}")
+        failed = sorted(int(n) for n in self._redis.smembers(self._key(job_id, "batches:failed")))
+        documents = {number: self.load_batch(job_id, number)[1] for number in failed}  # payloads must be there
+        taken = [n for n in failed if self._redis.srem(self._key(job_id, "batches:failed"), str(n))]
+        doc_ids = [document.doc_id for number in taken for document in documents[number]]
+        if doc_ids:
+            self._redis.hdel(self._key(job_id, "errors"), *doc_ids)
+        if taken:
+            self._redis.hset(self._key(job_id, "meta"), mapping=_fields(
+                {"state": JobState.RUNNING.value, "updated_at": time.time()}))
+        return taken
+
+    def job_for_key(self, key: str) -> str | None:
+        """The job an idempotency key was first used for, if any."""
+        job_id = self._redis.get(f"{self._prefix}-key:{key}")
+        return _text(job_id) if job_id is not None else None
+
+    def claim_key(self, key: str, job_id: str) -> str:
+        """Bind an idempotency key to job_id unless another job has it; returns the job the key names."""
+        name = f"{self._prefix}-key:{key}"
+        if self._redis.set(name, job_id, nx=True, ex=self._ttl_s):
+            return job_id
+        return self.job_for_key(key) or job_id
+
+    def fingerprint(self, job_id: str) -> str:
+        """The request fingerprint a job was created with."""
+        value = self._redis.hget(self._key(job_id, "meta"), "fingerprint")
+        return _text(value) if value is not None else ""
+
+    def discard(self, job_id: str) -> None:
+        """Delete a job that was never queued (it lost an idempotency-key race)."""
+        batches = int(self._redis.hget(self._key(job_id, "meta"), "batches") or 0)
+        parts = ["meta", "errors", *(f"batch:{n}" for n in range(batches))]
+        self._redis.delete(*(self._key(job_id, part) for part in parts))
 
     def _touch(self, job_id: str, state: JobState | None = None) -> None:
         mapping: dict[str, FieldValue] = {"updated_at": time.time()}
@@ -141,17 +227,27 @@ class JobStore:
             mapping["state"] = state.value
         self._redis.hset(self._key(job_id, "meta"), mapping=_fields(mapping))
 
+    def tenant_of(self, job_id: str) -> str | None:
+        """The tenant of the key that submitted the job (None: unknown job, or a key spanning every tenant)."""
+        tenant = self._redis.hget(self._key(job_id, "meta"), "tenant")
+        return (_text(tenant) or None) if tenant is not None else None
+
     def get(self, job_id: str) -> JobStatus:
         """Current status, derived from what the workers recorded."""
         meta = {_text(k): _text(v) for k, v in self._redis.hgetall(self._key(job_id, "meta")).items()}
         if not meta:
             raise JobNotFoundError(f"no job with id {job_id}")
-        chunks = {_text(k): int(v) for k, v in self._redis.hgetall(self._key(job_id, "chunks")).items()}
-        errors = {_text(k): _text(v) for k, v in self._redis.hgetall(self._key(job_id, "errors")).items()}
-        total = int(meta["total"])
+        pipe = self._redis.pipeline()
+        for part in ("chunks", "errors", "batches:done", "deliveries"):
+            pipe.hgetall(self._key(job_id, part))
+        pipe.scard(self._key(job_id, "batches:failed"))
+        raw_chunks, raw_errors, raw_done, raw_deliveries, failed = pipe.execute()
+        chunks = {_text(k): int(v) for k, v in raw_chunks.items()}
+        errors = {_text(k): _text(v) for k, v in raw_errors.items()}
+        total, batches = int(meta["total"]), int(meta.get("batches", 0))
         return JobStatus(
             job_id=job_id,
-            state=_derive_state(JobState(meta["state"]), total=total, processed=len(chunks) + len(errors)),
+            state=_derive_state(JobState(meta["state"]), batches=batches, done=len(raw_done), failed=int(failed)),
             index=meta["index"],
             documents_total=total,
             documents_done=len(chunks),
@@ -160,13 +256,21 @@ class JobStore:
             errors=errors,
             created_at=float(meta["created_at"]),
             updated_at=float(meta["updated_at"]),
+            batches_total=batches,
+            batches_done=len(raw_done),
+            batches_failed=int(failed),
+            deliveries=sum(int(v) for v in raw_deliveries.values()),
+            workers=tuple(sorted({_text(v) for v in raw_done.values()})),
         )
 
 
-def _derive_state(stored: JobState, *, total: int, processed: int) -> JobState:
-    if stored is JobState.FAILED:
+def _derive_state(stored: JobState, *, batches: int, done: int, failed: int) -> JobState:
+    """Done or failed once every batch has settled (failed if any batch gave up), else as stored."""
+    if stored is JobState.FAILED:  # jobs recorded before failed batches were tracked one by one
         return JobState.FAILED
-    return JobState.DONE if processed >= total else stored
+    if done + failed >= batches:
+        return JobState.FAILED if failed else JobState.DONE
+    return stored
 
 
 def _text(value: bytes | str) -> str:
@@ -181,13 +285,49 @@ def submit(
     index: str,
     per_batch: int,
     rejected: dict[str, str] | None = None,
+    tenant: str | None = None,
+    idempotency_key: str | None = None,
 ) -> str:
-    """Create a job, split into batches, and hand each batch to the queue."""
+    """Create a job, split into batches, and hand each batch to the queue.
+
+    With an idempotency key, a repeat of the same request (even a concurrent one) gets the first job's id and
+    queues nothing; the same key with a different request is a ConflictError."""
+    fingerprint = request_fingerprint(documents, index=index, rejected=rejected or {})
+    key = f"{tenant or '*'}:{idempotency_key}" if idempotency_key is not None else None
+    if key is not None and (existing := store.job_for_key(key)) is not None:
+        return _replayed(store, existing, fingerprint, idempotency_key)
     batches = [documents[i : i + per_batch] for i in range(0, len(documents), per_batch)]
-    job_id = store.create(index=index, batches=batches, rejected=rejected)
+    job_id = store.create(index=index, batches=batches, rejected=rejected, tenant=tenant, fingerprint=fingerprint)
+    if key is not None and (winner := store.claim_key(key, job_id)) != job_id:
+        store.discard(job_id)
+        return _replayed(store, winner, fingerprint, idempotency_key)
     for number in range(len(batches)):
         enqueue(job_id, number)
     return job_id
+
+
+def request_fingerprint(documents: Sequence[Document], *, index: str, rejected: Mapping[str, str]) -> str:
+    """A hash of what an ingest request asks for, to tell a retried request from a different one."""
+    body = {"index": index, "documents": [document_to_json(d) for d in documents], "rejected": dict(rejected)}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _replayed(store: JobStore, job_id: str, fingerprint: str, idempotency_key: str | None) -> str:
+    if store.fingerprint(job_id) != fingerprint:
+        raise ConflictError(f"Idempotency-Key {idempotency_key!r} was already used for a different request "
+                            f"(job {job_id})")
+    return job_id
+
+
+def resume(store: JobStore, enqueue: Enqueue, job_id: str) -> list[int]:
+    """Queue a job's failed batches again; returns their numbers. Deterministic chunk ids make the re-run
+    overwrite, never duplicate; a job without failed batches is a ConflictError."""
+    numbers = store.take_failed_batches(job_id)
+    if not numbers:
+        raise ConflictError(f"job {job_id} has no failed batches to resume")
+    for number in numbers:
+        enqueue(job_id, number)
+    return numbers
 
 
 def wait_for(store: JobStore, job_id: str, *, timeout_s: float, poll_s: float = 0.5) -> JobStatus:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
@@ -15,20 +16,42 @@ from search_platform.text.chunking import chunk_blocks
 from search_platform.text.parsing import extract_title, parse_blocks
 from search_platform.text.tokenizer import technical_index_text
 
+# C0 controls other than tab, newline, vertical tab, form feed and carriage return; DEL; lone UTF-16 surrogates
+CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0e-\x1f\x7f\ud800-\udfff]")
+# identifiers and labels take no control character at all
+CONTROL_IN_LABEL = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")
+MAX_DOC_ID_BYTES = 256
+
+
+class OversizeDocumentError(InvalidDocumentError):
+    """A document's content is over the size limit."""
+
+
+def _refuse_controls(document: Document) -> None:
+    labels = {"doc_id": document.doc_id, "title": document.title, "source": document.source, "lang": document.lang,
+              "tenant": document.tenant, **{f"tags[{i}]": tag for i, tag in enumerate(document.tags)}}
+    for name, value in labels.items():
+        if (found := CONTROL_IN_LABEL.search(value)) is not None:
+            raise InvalidDocumentError(f"{name} contains the control or surrogate character U+{ord(found[0]):04X}")
+    if (found := CONTROL_IN_TEXT.search(document.content)) is not None:
+        raise InvalidDocumentError(f"content contains the control or surrogate character U+{ord(found[0]):04X} "
+                                   f"at offset {found.start()}")
+
 
 def validate_document(document: Document, *, max_bytes: int) -> None:
     """Refuse a document that cannot be indexed, with the reason."""
-    if not document.doc_id.strip():
-        raise InvalidDocumentError("doc_id is empty")
-    if len(document.doc_id.encode()) > 256:
-        raise InvalidDocumentError("doc_id is longer than 256 bytes")
-    if not document.content.strip():
-        raise InvalidDocumentError("content is empty")
     size = len(document.content.encode("utf-8", errors="surrogatepass"))
     if size > max_bytes:
-        raise InvalidDocumentError(f"content is {size} bytes, over the {max_bytes}-byte limit")
+        raise OversizeDocumentError(f"content is {size} bytes, over the {max_bytes}-byte limit")
+    if not document.doc_id.strip():
+        raise InvalidDocumentError("doc_id is empty")
+    if len(document.doc_id.encode("utf-8", errors="surrogatepass")) > MAX_DOC_ID_BYTES:
+        raise InvalidDocumentError(f"doc_id is longer than {MAX_DOC_ID_BYTES} bytes")
+    if not document.content.strip():
+        raise InvalidDocumentError("content is empty")
     if not document.tenant.strip():
         raise InvalidDocumentError("tenant is empty")
+    _refuse_controls(document)
 
 
 def content_hash(text: str) -> str:

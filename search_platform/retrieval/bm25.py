@@ -28,7 +28,7 @@ class BM25Retriever:
         """Search and rank."""
         body = bm25_body(
             request.text,
-            tech_query=technical_query(request.text),
+            tech_query=technical_query(request.text, plain_words=self._is_lookup(request.text)),
             candidate_k=request.candidate_k,
             filters=filter_clauses(request.filters),
             title_boost=self._settings.title_boost,
@@ -38,3 +38,7 @@ class BM25Retriever:
         async with async_translated_errors():
             response = await self._client.search(index=request.index, body=body)
         return ranked_list_from_response(self.leg, response, started=started)
+
+    def _is_lookup(self, text: str) -> bool:
+        """A short query is a lookup: its plain words may be parts of identifiers (tech_lookup_max_words)."""
+        return len(text.split()) <= self._settings.tech_lookup_max_words

@@ -127,6 +127,7 @@ class HybridSearcher:
             reranked=reranked.reranked,
             rerank_reason=reranked.reason,
             degraded_reason=degraded_reason,
+            leg_hit_ids={ranked.leg: tuple(hit.chunk_id for hit in ranked.hits) for ranked in lists},
         )
 
     async def _run_legs(self, legs: Sequence[Leg], request: LegRequest) -> tuple[list[RankedList], str | None]:

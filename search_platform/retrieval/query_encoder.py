@@ -1,4 +1,5 @@
-"""Query embedding off the event loop, with an in-process LRU cache for repeated queries."""
+"""Query embedding off the event loop, with an in-process LRU cache for repeated queries and, optionally, a
+Redis cache shared by every API process."""
 
 from __future__ import annotations
 
@@ -6,25 +7,38 @@ import asyncio
 from collections import OrderedDict
 
 from search_platform.embeddings.base import Embedder
+from search_platform.retrieval.query_cache import RedisQueryCache, normalise_query, to_float32
 
 
 class QueryEncoder:
-    """Encodes queries in a worker thread; remembers the last `cache_size` distinct queries."""
+    """Encodes queries in a worker thread; remembers the last `cache_size` distinct queries, and reads and fills
+    the shared Redis cache when one is given (its vectors are float32, so fresh ones are rounded the same way)."""
 
-    def __init__(self, embedder: Embedder, *, cache_size: int) -> None:
+    def __init__(self, embedder: Embedder, *, cache_size: int, shared: RedisQueryCache | None = None) -> None:
         self._embedder = embedder
         self._cache_size = cache_size
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._shared = shared
 
     async def encode(self, text: str) -> list[float]:
-        """The query's vector, from cache when seen recently."""
-        cached = self._cache.get(text)
+        """The query's vector, from a cache when seen recently."""
+        key = normalise_query(text)
+        cached = self._cache.get(key)
         if cached is not None:
-            self._cache.move_to_end(text)
+            self._cache.move_to_end(key)
             return cached
-        vector = await asyncio.to_thread(self._embedder.embed_query, text)
+        vector = await asyncio.to_thread(self._encode_uncached, text)
         if self._cache_size:
-            self._cache[text] = vector
+            self._cache[key] = vector
             if len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
+        return vector
+
+    def _encode_uncached(self, text: str) -> list[float]:
+        if self._shared is None:
+            return self._embedder.embed_query(text)
+        vector = self._shared.get(text)
+        if vector is None:
+            vector = to_float32(self._embedder.embed_query(text))
+            self._shared.put(text, vector)
         return vector

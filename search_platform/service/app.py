@@ -9,9 +9,12 @@ from fastapi import FastAPI
 
 from search_platform.config import Settings
 from search_platform.embeddings.base import Embedder
+from search_platform.service.auth import install_auth_handlers
 from search_platform.service.errors import install_error_handlers
+from search_platform.service.limits import BodySizeLimit
+from search_platform.service.metrics import install_observability, watch_backlog
 from search_platform.service.resources import build_resources
-from search_platform.service.routes import health, ingest, search
+from search_platform.service.routes import feedback, health, ingest, search
 
 
 def create_app(settings: Settings, *, embedder: Embedder | None = None) -> FastAPI:
@@ -20,9 +23,12 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> FastA
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.resources = build_resources(settings, embedder=embedder)
+        await app.state.resources.analytics.start()
+        unwatch = watch_backlog(app.state.metrics, app.state.resources)
         try:
             yield
         finally:
+            unwatch()
             await app.state.resources.close()
 
     app = FastAPI(
@@ -32,6 +38,9 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> FastA
         lifespan=lifespan,
     )
     install_error_handlers(app)
-    for module in (search, ingest, health):
+    install_auth_handlers(app)
+    for module in (search, feedback, ingest, health):
         app.include_router(module.router)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.service.max_request_bytes)
+    install_observability(app)  # last: it wraps every exception handler installed above
     return app

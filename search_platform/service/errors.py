@@ -11,13 +11,17 @@ from fastapi.responses import JSONResponse
 from kombu.exceptions import OperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from search_platform.domain.errors import (
     BackendError,
     BackendUnavailableError,
+    ConflictError,
+    IndexForbiddenError,
     IndexMissingError,
     InvalidQueryError,
     JobNotFoundError,
+    PayloadTooLargeError,
     SearchPlatformError,
 )
 
@@ -28,7 +32,10 @@ QUEUE_ERRORS: tuple[type[Exception], ...] = (RedisConnectionError, RedisTimeoutE
 STATUS_BY_ERROR: dict[type[SearchPlatformError], tuple[int, str]] = {
     InvalidQueryError: (422, "invalid_request"),
     JobNotFoundError: (404, "job_not_found"),
+    ConflictError: (409, "conflict"),
+    PayloadTooLargeError: (413, "payload_too_large"),
     IndexMissingError: (404, "index_not_found"),
+    IndexForbiddenError: (403, "index_forbidden"),
     BackendUnavailableError: (503, "backend_unavailable"),
     BackendError: (502, "backend_error"),
 }
@@ -66,6 +73,15 @@ async def _validation_error(_: Request, error: Exception) -> JSONResponse:
     return error_response(422, "invalid_request", message, details)
 
 
+async def _http_error(_: Request, error: Exception) -> JSONResponse:
+    """Framework-level refusals (a body that is not UTF-8, an unknown route or method) in the one error shape."""
+    assert isinstance(error, StarletteHTTPException)
+    code = "invalid_request" if error.status_code in (400, 422) else f"http_{error.status_code}"
+    response = error_response(error.status_code, code, str(error.detail))
+    response.headers.update(error.headers or {})
+    return response
+
+
 async def _queue_unavailable(_: Request, error: Exception) -> JSONResponse:
     logger.warning("Redis unreachable: %s", error)
     return error_response(503, "queue_unavailable", f"Redis (job store and queue) unreachable: {error}")
@@ -80,6 +96,7 @@ def install_error_handlers(app: FastAPI) -> None:
     """Register every handler on app."""
     app.add_exception_handler(SearchPlatformError, _domain_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
     for redis_error in QUEUE_ERRORS:
         app.add_exception_handler(redis_error, _queue_unavailable)
     app.add_exception_handler(Exception, _unexpected)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -11,7 +12,9 @@ from search_platform.domain.models import ContentType, GroupBy, SearchMode, Snip
 from search_platform.retrieval.fusion import Normalization
 
 INDEX_NAME = r"^[a-z0-9][a-z0-9._-]{0,127}$"
+QUERY_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")  # tab, newline and CR are whitespace
 Keyword = Annotated[str, Field(min_length=1, max_length=256)]
+UnitId = Annotated[str, Field(min_length=1, max_length=256)]
 # the keys of FUSERS (a unit test keeps them in step)
 Fusion = Literal["rrf", "weighted_rrf", "convex", "dbsf", "routed"]
 Weight = Annotated[float, Field(ge=0, allow_inf_nan=False)]
@@ -79,12 +82,17 @@ class SearchBody(BaseModel):
     rerank: bool | None = Field(
         default=None, description="Rescore the fused top settings.rerank.top_n with the configured cross-encoder "
                                   "(null: settings.rerank.enabled); true without a configured reranker is a 422.")
+    user_id: UnitId | None = Field(default=None, description="The caller's user: experiments assign arms by it "
+                                                             "(sticky); logged only as a keyed hash.")
+    session_id: UnitId | None = Field(default=None, description="Used for the arm when user_id is not sent.")
 
     @field_validator("query")
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("query is empty")
+        if (found := QUERY_CONTROL.search(value)) is not None:
+            raise ValueError(f"query contains the control or surrogate character U+{ord(found[0]):04X}")
         return value
 
 
@@ -174,6 +182,9 @@ class SearchResponseBody(BaseModel):
     degraded: bool = Field(default=False, description="True when a leg failed or timed out and the other "
                                                       "leg's results were returned alone.")
     degraded_reason: str | None = Field(default=None, description="Which leg failed, and why.")
+    request_id: str = Field(default="", description="Send it back with POST /v1/feedback when a hit is clicked.")
+    experiment: str | None = Field(default=None, description="The experiment this search ran in, if any.")
+    arm: str | None = Field(default=None, description="The experiment arm whose retrieval settings were used.")
     hits: list[HitBody]
 
 
@@ -221,6 +232,13 @@ class JobBody(BaseModel):
     errors: dict[str, str]
     created_at: float
     updated_at: float
+    batches_total: int = 0
+    batches_done: int = 0
+    batches_failed: int = Field(default=0, description="Batches that gave up after their retries; "
+                                                       "POST /v1/jobs/{job_id}/resume queues them again.")
+    deliveries: int = Field(default=0, description="Batch deliveries to workers, counting retries and "
+                                                   "redeliveries after a lost worker.")
+    workers: list[str] = Field(default_factory=list, description="Workers that completed the job's batches.")
 
 
 class ErrorBody(BaseModel):
@@ -229,3 +247,23 @@ class ErrorBody(BaseModel):
     error: str
     message: str
     details: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class FeedbackBody(BaseModel):
+    """POST /v1/feedback: a click on a search result."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    request_id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:-]+$",
+                            description="The request_id of the search response the hit came from.")
+    doc_id: str = Field(min_length=1, max_length=256)
+    position: int = Field(ge=1, le=10_000, description="The clicked hit's rank, from 1.")
+    chunk_id: str | None = Field(default=None, min_length=1, max_length=512)
+    user_id: UnitId | None = None
+    session_id: UnitId | None = None
+
+
+class FeedbackResponseBody(BaseModel):
+    """Answer to POST /v1/feedback."""
+
+    accepted: bool = Field(description="False when the event could not be queued (logging off or queue full).")

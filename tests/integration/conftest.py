@@ -14,7 +14,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from redis import Redis
 
+from search_platform.auth.keys import KeyStore, Scope
 from search_platform.backends.elasticsearch.client import build_client
 from search_platform.backends.elasticsearch.mappings import delete_index
 from search_platform.client import SearchClient
@@ -25,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # Redis database of the test broker and job store; concurrent test sessions on one machine pick different ones.
 TEST_REDIS_DB = int(os.environ.get("SP_TEST_REDIS_DB", "1"))
 CLI = str(Path(sys.executable).parent / "search-platform")
+START_TIMEOUT_S = 300  # loading the model on a busy 2-core machine has taken over 2 minutes
 
 
 def _free_port() -> int:
@@ -75,7 +78,7 @@ def worker(services: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iter
     log = (tmp_path_factory.mktemp("worker") / "worker.log").open("wb")
     process = subprocess.Popen([CLI, "worker"], cwd=ROOT, env=_child_env(services), stdout=log, stderr=log)
     app = create_celery(services)
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + START_TIMEOUT_S
     while not app.control.ping(timeout=1.0):
         if process.poll() is not None or time.monotonic() > deadline:
             _stop(process)
@@ -91,7 +94,7 @@ def launch_api(settings: Settings, log_path: Path, **env_overrides: str) -> tupl
     log = log_path.open("wb")
     process = subprocess.Popen([CLI, "serve"], cwd=ROOT, env=env, stdout=log, stderr=log)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + START_TIMEOUT_S
     while True:
         try:
             httpx.get(f"{url}/healthz", timeout=5)
@@ -123,7 +126,28 @@ def index(services: Settings) -> Iterator[str]:
     client.close()
 
 
+def key_store(settings: Settings) -> KeyStore:
+    """The API's key store on the test Redis database."""
+    redis: Redis[bytes] = Redis.from_url(settings.redis.url, socket_timeout=5, socket_connect_timeout=5)
+    return KeyStore(redis, pepper=settings.auth.pepper.get_secret_value(), prefix=settings.auth.key_prefix)
+
+
+@pytest.fixture(scope="session")
+def admin_key(services: Settings) -> str:
+    """An API key with every scope and no tenant (sees every tenant), stored in the test Redis database; its rate
+    limit is high enough that no test trips it by accident."""
+    _, plaintext = key_store(services).create(name="integration-tests", scopes=frozenset(Scope), tenant=None,
+                                              rate_limit_per_minute=1_000_000)
+    return plaintext
+
+
+@pytest.fixture(scope="session")
+def auth_headers(admin_key: str) -> dict[str, str]:
+    """Headers for raw httpx calls to the API."""
+    return {"Authorization": f"Bearer {admin_key}"}
+
+
 @pytest.fixture
-def client(api: str) -> Iterator[SearchClient]:
-    with SearchClient(api, timeout_s=60) as sdk:
+def client(api: str, admin_key: str) -> Iterator[SearchClient]:
+    with SearchClient(api, timeout_s=60, api_key=admin_key) as sdk:
         yield sdk

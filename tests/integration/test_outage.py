@@ -33,8 +33,9 @@ def api_without_redis(services: Settings, tmp_path_factory: pytest.TempPathFacto
     _stop(process)
 
 
-def test_search_is_503_with_a_clear_body(api_without_elasticsearch):
-    response = httpx.post(f"{api_without_elasticsearch}/v1/search", json={"query": "anything"}, timeout=30)
+def test_search_is_503_with_a_clear_body(api_without_elasticsearch, auth_headers):
+    response = httpx.post(f"{api_without_elasticsearch}/v1/search", json={"query": "anything"}, timeout=30,
+                          headers=auth_headers)
     assert response.status_code == 503
     body = response.json()
     assert body["error"] == "backend_unavailable"
@@ -50,9 +51,9 @@ def test_healthz_names_the_failing_dependency(api_without_elasticsearch):
     assert dependencies["redis"]["ok"] is True
 
 
-def test_ingest_without_redis_is_503(api_without_redis):
+def test_ingest_without_redis_is_503(api_without_redis, auth_headers):
     response = httpx.post(f"{api_without_redis}/v1/ingest", json={"documents": [{"doc_id": "a", "content": "x"}]},
-                          timeout=60)
+                          timeout=60, headers=auth_headers)
     assert response.status_code == 503
     assert response.json()["error"] == "queue_unavailable"
     health = httpx.get(f"{api_without_redis}/healthz", timeout=30)

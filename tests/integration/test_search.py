@@ -15,9 +15,9 @@ PARAPHRASE_QUERY = "how should I hydrate vegetable plants when it is very warm o
 
 
 @pytest.fixture(scope="module")
-def corpus_index(api: str):
+def corpus_index(api: str, admin_key: str):
     alias = "sp-test-search-corpus"
-    with SearchClient(api, timeout_s=60) as sdk:
+    with SearchClient(api, timeout_s=60, api_key=admin_key) as sdk:
         job = sdk.ingest(DOCUMENTS, index=alias)
         assert sdk.wait_for_job(job.job_id, timeout_s=300).state == "done"
     yield alias
@@ -99,8 +99,8 @@ def test_search_on_missing_index_is_404(client):
         ({"query": 42}, "query"),
     ],
 )
-def test_bad_requests_get_422_naming_the_field(api, body, field):
-    response = httpx.post(f"{api}/v1/search", json=body, timeout=10)
+def test_bad_requests_get_422_naming_the_field(api, auth_headers, body, field):
+    response = httpx.post(f"{api}/v1/search", json=body, timeout=10, headers=auth_headers)
     assert response.status_code == 422
     payload = response.json()
     assert payload["error"] == "invalid_request"
@@ -116,8 +116,9 @@ def test_limits_from_settings_get_422(client, corpus_index):
         client.search("x", mode="bm25", top_k=20, candidate_k=5, index=corpus_index)
 
 
-def test_malformed_json_is_422(api):
-    response = httpx.post(f"{api}/v1/search", content=b"{not json", headers={"content-type": "application/json"})
+def test_malformed_json_is_422(api, auth_headers):
+    response = httpx.post(f"{api}/v1/search", content=b"{not json",
+                          headers={"content-type": "application/json", **auth_headers})
     assert response.status_code == 422
 
 
@@ -128,10 +129,10 @@ def test_healthz_reports_each_dependency(client):
     assert body["dependencies"]["redis"]["ok"] is True
 
 
-async def test_async_sdk_round_trip(api, corpus_index):
+async def test_async_sdk_round_trip(api, admin_key, corpus_index):
     from search_platform.client import AsyncSearchClient
 
-    async with AsyncSearchClient(api) as sdk:
+    async with AsyncSearchClient(api, api_key=admin_key) as sdk:
         response = await sdk.search("sourdough starter", mode="hybrid", index=corpus_index)
     assert response.hits[0].doc_id == "bread"
 
@@ -177,8 +178,8 @@ def test_convex_alpha_slides_between_the_legs(client, corpus_index):
         ({"query": "x", "weights": {"bm25": -1}}, "weights.bm25"),
     ],
 )
-def test_bad_fusion_requests_get_422_naming_the_field(api, body, field):
-    response = httpx.post(f"{api}/v1/search", json=body, timeout=10)
+def test_bad_fusion_requests_get_422_naming_the_field(api, auth_headers, body, field):
+    response = httpx.post(f"{api}/v1/search", json=body, timeout=10, headers=auth_headers)
     assert response.status_code == 422
     assert any(detail["field"] == field for detail in response.json()["details"]), response.json()
 
@@ -206,9 +207,9 @@ def test_top_k_is_the_page_size_alias(client, corpus_index):
     assert [h.rank for h in response.hits] == [3, 4]
 
 
-def test_a_page_beyond_the_window_gets_422_naming_the_fields(api, corpus_index):
+def test_a_page_beyond_the_window_gets_422_naming_the_fields(api, auth_headers, corpus_index):
     body = {"query": "x", "index": corpus_index, "page": 3, "page_size": 5, "window": 10}
-    response = httpx.post(f"{api}/v1/search", json=body, timeout=10)
+    response = httpx.post(f"{api}/v1/search", json=body, timeout=10, headers=auth_headers)
     assert response.status_code == 422
     assert [d["field"] for d in response.json()["details"]] == ["page", "page_size", "window"]
     assert "must be at most window (10)" in response.json()["message"]
@@ -272,10 +273,10 @@ def test_group_by_document_puts_each_document_at_its_best_chunk(client, corpus_i
         assert [c.rank for c in hit.chunks] == sorted(c.rank for c in hit.chunks)
 
 
-async def test_async_sdk_pages_and_explains(api, corpus_index):
+async def test_async_sdk_pages_and_explains(api, admin_key, corpus_index):
     from search_platform.client import AsyncSearchClient
 
-    async with AsyncSearchClient(api) as sdk:
+    async with AsyncSearchClient(api, api_key=admin_key) as sdk:
         response = await sdk.search("sourdough starter", index=corpus_index, page=2, page_size=1, window=5,
                                     explain=True, group_by="document")
     assert (response.page, response.page_size, response.window) == (2, 1, 5)
@@ -283,9 +284,9 @@ async def test_async_sdk_pages_and_explains(api, corpus_index):
     assert response.hits[0].explanation is not None
 
 
-def test_rerank_without_a_configured_reranker_is_422(api, client, corpus_index):
+def test_rerank_without_a_configured_reranker_is_422(api, auth_headers, client, corpus_index):
     response = httpx.post(f"{api}/v1/search", json={"query": "watering", "index": corpus_index, "rerank": True},
-                          timeout=30)
+                          timeout=30, headers=auth_headers)
     assert response.status_code == 422
     payload = response.json()
     assert "SP_RERANK__MODEL_PATH" in payload["message"]
@@ -311,8 +312,8 @@ def reranking_api(services, corpus_index, tmp_path_factory):
     _stop(process)
 
 
-def test_configured_reranker_reorders_the_top_n_with_scores(reranking_api, corpus_index):
-    with SearchClient(reranking_api, timeout_s=60) as sdk:
+def test_configured_reranker_reorders_the_top_n_with_scores(reranking_api, admin_key, corpus_index):
+    with SearchClient(reranking_api, timeout_s=60, api_key=admin_key) as sdk:
         reranked = sdk.search("watering tomatoes", index=corpus_index, top_k=5, explain=True)
         fused = sdk.search("watering tomatoes", index=corpus_index, top_k=5, rerank=False)
     assert (reranked.reranked, reranked.rerank_reason) == (True, None)
@@ -325,7 +326,7 @@ def test_configured_reranker_reorders_the_top_n_with_scores(reranking_api, corpu
     assert all(hit.rerank_score is None for hit in fused.hits)
 
 
-def test_a_failing_dense_leg_degrades_to_bm25_with_200(client, services, index):
+def test_a_failing_dense_leg_degrades_to_bm25_with_200(client, auth_headers, services, index):
     """An index whose embedding has other dimensions makes Elasticsearch refuse the kNN leg: a real failure."""
     from search_platform.backends.elasticsearch.client import build_client
 
@@ -341,7 +342,8 @@ def test_a_failing_dense_leg_degrades_to_bm25_with_200(client, services, index):
     assert response.degraded_reason.startswith("dense leg failed")
     assert [hit.chunk_id for hit in response.hits] == ["c1"]
     semantic = httpx.post(f"{client._http.base_url}/v1/search",
-                          json={"query": "sourdough", "mode": "semantic", "index": index}, timeout=30)
+                          json={"query": "sourdough", "mode": "semantic", "index": index}, timeout=30,
+                          headers=auth_headers)
     assert semantic.status_code == 502 and "Traceback" not in semantic.text
 
 
@@ -359,10 +361,10 @@ def test_a_failing_dense_leg_degrades_to_bm25_with_200(client, services, index):
         b'{"query": "x", "filters": {"tags": "a"}}',
     ],
 )
-def test_hostile_input_never_gets_a_5xx(api, corpus_index, payload):
+def test_hostile_input_never_gets_a_5xx(api, auth_headers, corpus_index, payload):
     response = httpx.post(f"{api}/v1/search", content=payload.replace(b'"x"', b'"x", "index": "' +
                                                                        corpus_index.encode() + b'"'),
-                          headers={"content-type": "application/json"}, timeout=30)
+                          headers={"content-type": "application/json", **auth_headers}, timeout=30)
     assert response.status_code < 500, response.text
     if response.status_code != 200:  # a 200's hits may quote tracebacks from the documents themselves
         assert "Traceback" not in response.text

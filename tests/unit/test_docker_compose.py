@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = ROOT / "docker-compose.yml"
 ES_PASSWORD = "es-test-secret"
 KIBANA_PASSWORD = "kibana-test-secret"
-ONE_SHOT = {"kibana-setup"}
-SERVICES = {"elasticsearch", "kibana-setup", "kibana", "redis", "api", "worker"}
+ONE_SHOT = {"kibana-setup", "kibana-import"}
+SERVICES = {"elasticsearch", "kibana-setup", "kibana", "kibana-import", "redis", "api", "worker"}
 
 
 def compose_binary() -> Path:
@@ -95,6 +95,7 @@ def test_elastic_images_match_the_version_infra_installs(config: dict[str, Any])
     images = {name: service["image"] for name, service in config["services"].items()}
     assert images["elasticsearch"] == f"docker.elastic.co/elasticsearch/elasticsearch:{version}"
     assert images["kibana-setup"] == images["elasticsearch"]
+    assert images["kibana-import"] == images["elasticsearch"]
     assert images["kibana"] == f"docker.elastic.co/kibana/kibana:{version}"
     assert images["redis"] == "redis:7"
 
@@ -146,3 +147,19 @@ def test_dockerfile_installs_the_package_on_python_311_slim() -> None:
     assert "FROM python:3.11-slim" in text
     assert "RUN pip install ." in text
     assert "USER app" in text
+
+
+def test_kibana_import_loads_the_saved_objects_once_kibana_is_healthy(config: dict[str, Any]) -> None:
+    service = config["services"]["kibana-import"]
+    assert service["depends_on"]["kibana"]["condition"] == "service_healthy"
+    assert service["restart"] == "no"
+    (mount,) = service["volumes"]
+    assert Path(mount["source"]) == ROOT / "kibana" / "saved_objects.ndjson"
+    assert Path(mount["source"]).is_file()
+    assert mount["read_only"] is True
+    script = " ".join(service["command"])
+    assert f"file=@{mount['target']}" in script
+    assert "/api/saved_objects/_import?overwrite=true" in script
+    assert "kbn-xsrf: true" in script
+    assert "/api/status" in script
+    assert service["environment"]["ELASTIC_PASSWORD"] == ES_PASSWORD

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager, contextmanager
 
 from elasticsearch import ApiError, ConnectionError, ConnectionTimeout, TransportError
 
-from search_platform.domain.errors import BackendError, BackendUnavailableError, IndexMissingError
+from search_platform.domain.errors import BackendError, BackendUnavailableError, IndexForbiddenError, IndexMissingError
 
 TRANSIENT_STATUSES = frozenset({429, 502, 503, 504})
 
@@ -17,16 +17,20 @@ def translate(error: Exception) -> BackendError:
     if isinstance(error, ConnectionError | ConnectionTimeout):
         return BackendUnavailableError(f"Elasticsearch unreachable: {error.message}")
     if isinstance(error, ApiError):
-        status = error.meta.status
-        reason = _api_reason(error)
-        if status in TRANSIENT_STATUSES:
-            return BackendUnavailableError(f"Elasticsearch overloaded ({status}): {reason}", status)
-        if status == 404 and "index_not_found" in reason:
-            return IndexMissingError(f"index missing: {reason}", status)
-        return BackendError(f"Elasticsearch error ({status}): {reason}", status)
+        return _by_status(error.meta.status, _api_reason(error))
     if isinstance(error, TransportError):
         return BackendUnavailableError(f"Elasticsearch transport error: {error.message}")
     return BackendError(f"unexpected Elasticsearch error: {error!r}")
+
+
+def _by_status(status: int, reason: str) -> BackendError:
+    if status in TRANSIENT_STATUSES:
+        return BackendUnavailableError(f"Elasticsearch overloaded ({status}): {reason}", status)
+    if status == 403 and "security_exception" in reason:  # reason names users and roles: not for clients
+        return IndexForbiddenError("Elasticsearch refuses this service access to that index", status)
+    if status == 404 and "index_not_found" in reason:
+        return IndexMissingError(f"index missing: {reason}", status)
+    return BackendError(f"Elasticsearch error ({status}): {reason}", status)
 
 
 def _api_reason(error: ApiError) -> str:

@@ -1,22 +1,35 @@
-"""POST /v1/ingest and GET /v1/jobs/{job_id}."""
+"""POST /v1/ingest, GET /v1/jobs/{job_id} and POST /v1/jobs/{job_id}/resume."""
 
 from __future__ import annotations
 
 from dataclasses import asdict
 from functools import partial
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Header
 from pydantic import ValidationError
 
-from search_platform.domain.errors import InvalidQueryError
+from search_platform.auth.tenancy import check_index, stamp_tenant, tenant_violation
+from search_platform.domain.errors import (
+    InvalidDocumentError,
+    InvalidQueryError,
+    JobNotFoundError,
+    PayloadTooLargeError,
+)
 from search_platform.domain.models import Document
-from search_platform.ingestion.jobs import submit
+from search_platform.ingestion.jobs import resume, submit
+from search_platform.ingestion.pipeline import OversizeDocumentError, validate_document
+from search_platform.service.auth import IngestPrincipal, Principal
 from search_platform.service.deps import ResourcesDep
+from search_platform.service.resources import Resources
 from search_platform.service.schemas import DocumentBody, ErrorBody, IngestBody, IngestResponseBody, JobBody
 from workers.celery_app import enqueue_batch
 
 router = APIRouter()
+IdempotencyKey = Annotated[str | None, Header(
+    alias="Idempotency-Key", min_length=1, max_length=128, pattern=r"^[\x21-\x7e]+$",
+    description="Repeat a request safely: the same key with the same documents returns the first job and queues "
+                "nothing more; with different documents it is a 409.")]
 
 
 def _document_key(raw: dict[str, Any], position: int) -> str:
@@ -28,14 +41,20 @@ def _reason(error: ValidationError) -> str:
     return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'document'}: {e['msg']}" for e in error.errors())
 
 
-def split_documents(raw_documents: list[dict[str, Any]]) -> tuple[list[Document], dict[str, str]]:
-    """Validate each document alone: the good ones, and a reason per rejected one (keyed by doc_id or #position)."""
+def split_documents(
+    raw_documents: list[dict[str, Any]], *, tenant: str | None = None
+) -> tuple[list[Document], dict[str, str]]:
+    """Validate each document alone: the good ones, and a reason per rejected one (keyed by doc_id or #position).
+    With a tenant (the API key's), each document is stamped with it and one naming another tenant is rejected."""
     accepted: dict[str, Document] = {}
     rejected: dict[str, str] = {}
     for position, raw in enumerate(raw_documents):
         key = _document_key(raw, position)
+        if (violation := tenant_violation(raw, tenant)) is not None:
+            rejected[key] = violation
+            continue
         try:
-            body = DocumentBody.model_validate(raw)
+            body = DocumentBody.model_validate(stamp_tenant(raw, tenant))
         except ValidationError as error:
             rejected[key] = _reason(error)
             continue
@@ -46,14 +65,45 @@ def split_documents(raw_documents: list[dict[str, Any]]) -> tuple[list[Document]
     return list(accepted.values()), rejected
 
 
+def screen_documents(
+    documents: list[Document], rejected: dict[str, str], *, max_bytes: int
+) -> tuple[list[Document], dict[str, str]]:
+    """Check each document as the worker would; 413 naming the documents over the size limit, 422 when no
+    document is left to ingest, else the good ones and every rejected one with its reason."""
+    good: list[Document] = []
+    refused = dict(rejected)
+    oversize: list[str] = []
+    for document in documents:
+        try:
+            validate_document(document, max_bytes=max_bytes)
+        except OversizeDocumentError as error:
+            oversize.append(f"{document.doc_id}: {error}")
+        except InvalidDocumentError as error:
+            refused[document.doc_id] = str(error)
+        else:
+            good.append(document)
+    if oversize:
+        raise PayloadTooLargeError("documents over the size limit, nothing was queued: " + "; ".join(oversize))
+    if not good:
+        reasons = "; ".join(f"{key}: {reason}" for key, reason in refused.items())
+        raise InvalidQueryError(f"no document can be ingested, nothing was queued: {reasons}", ("documents",))
+    return good, refused
+
+
 @router.post("/v1/ingest", status_code=202, response_model=IngestResponseBody,
-             responses={413: {"model": ErrorBody}, 422: {"model": ErrorBody}, 503: {"model": ErrorBody}})
-def ingest(body: IngestBody, resources: ResourcesDep) -> IngestResponseBody:
-    """Queue documents for ingestion; bad documents are reported in `rejected` and in the job's errors."""
+             responses={401: {"model": ErrorBody}, 403: {"model": ErrorBody}, 409: {"model": ErrorBody},
+                        413: {"model": ErrorBody}, 422: {"model": ErrorBody}, 429: {"model": ErrorBody},
+                        503: {"model": ErrorBody}})
+def ingest(body: IngestBody, resources: ResourcesDep, principal: IngestPrincipal,
+           idempotency_key: IdempotencyKey = None) -> IngestResponseBody:
+    """Queue documents for ingestion; bad documents are reported in `rejected` and in the job's errors
+    (422 if none is left, 413 if one is over the size limit)."""
     settings = resources.settings
+    check_index(body.index, principal.tenant, reserved_prefix=settings.analytics.log_alias)
     if len(body.documents) > settings.service.max_ingest_documents:
         raise InvalidQueryError(f"at most {settings.service.max_ingest_documents} documents per request")
-    documents, rejected = split_documents(body.documents)
+    documents, rejected = split_documents(body.documents, tenant=principal.tenant)
+    documents, rejected = screen_documents(documents, rejected, max_bytes=settings.ingestion.max_document_bytes)
     job_id = submit(
         resources.jobs,
         partial(enqueue_batch, resources.celery),
@@ -61,14 +111,38 @@ def ingest(body: IngestBody, resources: ResourcesDep) -> IngestResponseBody:
         index=body.index or settings.elasticsearch.index_alias,
         per_batch=settings.ingestion.documents_per_task,
         rejected=rejected,
+        tenant=principal.tenant,
+        idempotency_key=idempotency_key,
     )
     return IngestResponseBody(
         job_id=job_id, documents=len(documents), rejected=rejected, status_url=f"/v1/jobs/{job_id}"
     )
 
 
-@router.get("/v1/jobs/{job_id}", response_model=JobBody, responses={404: {"model": ErrorBody}})
-def job(job_id: str, resources: ResourcesDep) -> JobBody:
-    """Status of an ingestion job."""
+@router.get("/v1/jobs/{job_id}", response_model=JobBody,
+            responses={401: {"model": ErrorBody}, 403: {"model": ErrorBody}, 404: {"model": ErrorBody}})
+def job(job_id: str, resources: ResourcesDep, principal: IngestPrincipal) -> JobBody:
+    """Status of an ingestion job (a tenant-bound key sees only its tenant's jobs; others are 404)."""
+    _check_visible(job_id, resources, principal)
+    return _job_body(resources, job_id)
+
+
+@router.post("/v1/jobs/{job_id}/resume", status_code=202, response_model=JobBody,
+             responses={401: {"model": ErrorBody}, 403: {"model": ErrorBody}, 404: {"model": ErrorBody},
+                        409: {"model": ErrorBody}})
+def resume_job(job_id: str, resources: ResourcesDep, principal: IngestPrincipal) -> JobBody:
+    """Queue a failed job's failed batches again (409 if it has none); chunk ids are deterministic, so nothing
+    is duplicated."""
+    _check_visible(job_id, resources, principal)
+    resume(resources.jobs, partial(enqueue_batch, resources.celery), job_id)
+    return _job_body(resources, job_id)
+
+
+def _check_visible(job_id: str, resources: Resources, principal: Principal) -> None:
+    if principal.tenant is not None and resources.jobs.tenant_of(job_id) != principal.tenant:
+        raise JobNotFoundError(f"no job with id {job_id}")
+
+
+def _job_body(resources: Resources, job_id: str) -> JobBody:
     status = resources.jobs.get(job_id)
     return JobBody(**{**asdict(status), "state": status.state.value})

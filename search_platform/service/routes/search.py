@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import uuid
+from dataclasses import replace
 
+from fastapi import APIRouter, Request
+
+from search_platform.analytics.experiments import ARM_PARAMETERS
+from search_platform.auth.tenancy import check_index, restrict_filters
 from search_platform.domain.models import Filters, FusedHit, Leg, SearchMode, SearchResult
 from search_platform.retrieval.fusion import FUSION_READS, explain_params
 from search_platform.retrieval.hybrid import SearchRequest
+from search_platform.service.auth import SearchPrincipal
 from search_platform.service.deps import ResourcesDep
+from search_platform.service.metrics import MetricsDep
+from search_platform.service.request_id import request_id_of
 from search_platform.service.schemas import (
     ChunkRefBody,
     ErrorBody,
@@ -41,6 +49,12 @@ def to_filters(body: FiltersBody) -> Filters:
 def to_weights(body: WeightsBody | None) -> dict[Leg, float] | None:
     """Wire weights -> per-leg weights (None when not sent)."""
     return None if body is None else {Leg.BM25: body.bm25, Leg.DENSE: body.dense}
+
+
+def pinned_parameters(body: SearchBody) -> frozenset[str]:
+    """The arm-settable parameters the caller sent explicitly."""
+    return frozenset(name for name in ARM_PARAMETERS
+                     if name in body.model_fields_set and getattr(body, name) is not None)
 
 
 def to_explanation(hit: FusedHit, request: SearchRequest) -> ExplanationBody:
@@ -112,10 +126,18 @@ def to_response(request: SearchRequest, result: SearchResult) -> SearchResponseB
 @router.post(
     "/v1/search",
     response_model=SearchResponseBody,
-    responses={404: {"model": ErrorBody}, 422: {"model": ErrorBody}, 503: {"model": ErrorBody}},
+    responses={401: {"model": ErrorBody}, 403: {"model": ErrorBody}, 404: {"model": ErrorBody},
+               422: {"model": ErrorBody}, 429: {"model": ErrorBody}, 503: {"model": ErrorBody}},
 )
-async def search(body: SearchBody, resources: ResourcesDep) -> SearchResponseBody:
-    """Search in bm25, semantic or hybrid mode (fused by rrf, weighted_rrf, convex or dbsf)."""
+async def search(
+    body: SearchBody, resources: ResourcesDep, principal: SearchPrincipal, metrics: MetricsDep, http: Request
+) -> SearchResponseBody:
+    """Search in bm25, semantic or hybrid mode (fused by rrf, weighted_rrf, convex or dbsf); with a user_id or
+    session_id, an experiment may assign an arm whose retrieval settings apply (parameters sent explicitly win:
+    a search pinning a parameter an experiment varies is left out of that experiment)."""
+    unit_id = body.user_id or body.session_id
+    assignment = resources.analytics.assign(unit_id, pinned=pinned_parameters(body))
+    check_index(body.index, principal.tenant, reserved_prefix=resources.settings.analytics.log_alias)
     params = SearchParams(
         query=body.query,
         mode=body.mode,
@@ -128,7 +150,7 @@ async def search(body: SearchBody, resources: ResourcesDep) -> SearchResponseBod
         group_by=body.group_by,
         candidate_k=body.candidate_k,
         rrf_k=body.rrf_k,
-        filters=to_filters(body.filters),
+        filters=restrict_filters(to_filters(body.filters), principal.tenant),
         index=body.index,
         fusion=body.fusion,
         weights=to_weights(body.weights),
@@ -136,5 +158,15 @@ async def search(body: SearchBody, resources: ResourcesDep) -> SearchResponseBod
         normalization=body.normalization,
         rerank=body.rerank,
     )
+    if assignment is not None:
+        params = replace(params, **assignment.overrides)
     request, result = await resources.search.search(params)
-    return to_response(request, result)
+    metrics.observe_search(result)
+    request_id = request_id_of(http) or uuid.uuid4().hex
+    resources.analytics.record_search(request, result, request_id=request_id, unit_id=unit_id,
+                                      assignment=assignment)
+    response = to_response(request, result)
+    response.request_id = request_id
+    if assignment is not None:
+        response.experiment, response.arm = assignment.experiment, assignment.arm
+    return response

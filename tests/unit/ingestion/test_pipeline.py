@@ -61,6 +61,12 @@ def test_title_from_html_and_technical_terms():
         (Document(doc_id="a", content=" \n "), "content is empty"),
         (Document(doc_id="a", content="x" * 101), "over the 100-byte limit"),
         (Document(doc_id="a", content="x", tenant=""), "tenant is empty"),
+        (Document(doc_id="a", content="a\x00b"), "U\\+0000 at offset 1"),
+        (Document(doc_id="a", content="\x1b[31m"), "U\\+001B"),
+        (Document(doc_id="a", content="x\ud800"), "U\\+D800"),
+        (Document(doc_id="a\x07", content="x"), "doc_id contains .* U\\+0007"),
+        (Document(doc_id="a", content="x", tags=("ok", "b\nc")), "tags\\[1\\] contains"),
+        (Document(doc_id="a", content="x", title="t\tt"), "title contains"),
     ],
 )
 def test_invalid_documents_are_refused_with_the_reason(document, reason):
@@ -83,3 +89,14 @@ def test_index_actions_carry_the_deterministic_id():
     assert action["_source"]["tags"] == ["t"]
     assert action["_source"]["indexed_at"] == "2026-01-01T00:00:00+00:00"
     assert action["_source"]["embedding"] == [0.5, 0.5]
+
+
+def test_tabs_newlines_and_form_feeds_are_text():
+    validate_document(Document(doc_id="a", content="a\tb\nc\r\nd\x0ce\x0bf"), max_bytes=100)
+
+
+def test_an_oversize_document_is_refused_as_oversize():
+    from search_platform.ingestion.pipeline import OversizeDocumentError
+
+    with pytest.raises(OversizeDocumentError):
+        validate_document(Document(doc_id="a", content="\x00" * 101), max_bytes=100)

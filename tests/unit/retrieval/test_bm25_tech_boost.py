@@ -24,3 +24,20 @@ async def test_the_request_tech_boost_overrides_the_setting_and_zero_turns_the_f
     retriever = BM25Retriever(client, RetrievalSettings(tech_boost=2.0))  # type: ignore[arg-type]
     await retriever.retrieve(LegRequest(text="json.JSONDecodeError", index="i", candidate_k=5, tech_boost=override))
     assert [clause["match"]["tech"]["boost"] for clause in tech_clauses(client.bodies[0])] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "max_words", "expected"),
+    [
+        ("copyfile", 2, ["copyfile"]),  # a bare lookup: its plain word may be a part of shutil.copyfile
+        ("shutil copyfile", 2, ["shutil copyfile"]),
+        ("copy a file tree", 2, []),  # natural language: plain words stay off the identifier parts
+        ("copy file_tree now", 2, ["file_tree file tree"]),  # only the technical terms of a longer query
+        ("copyfile", 0, []),  # 0: never
+    ],
+)
+async def test_lookup_shaped_queries_also_send_their_plain_words_to_the_tech_field(text, max_words, expected):
+    client = RecordingClient()
+    retriever = BM25Retriever(client, RetrievalSettings(tech_lookup_max_words=max_words))  # type: ignore[arg-type]
+    await retriever.retrieve(LegRequest(text=text, index="i", candidate_k=5))
+    assert [clause["match"]["tech"]["query"] for clause in tech_clauses(client.bodies[0])] == expected

@@ -1,0 +1,1 @@
+"""Search analytics: query logs, online experiments, feedback and arm reports."""

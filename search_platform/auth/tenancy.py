@@ -1,0 +1,47 @@
+"""Tenant isolation, enforced on the server whatever the client sends.
+
+Search: a key bound to tenant A searches only A. Its tenant is forced into the filters both legs apply (the BM25
+bool filter and the kNN pre-filter). Filters that also name other tenants are narrowed to A; filters that name
+only other tenants are refused with 403, since the key may never see them.
+Neither may name the search-log indices (they hold every tenant's queries).
+Ingest: every document is stamped with A; a document that names another tenant is rejected on its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from search_platform.auth.errors import PermissionDeniedError
+from search_platform.domain.models import Filters
+
+
+def restrict_filters(filters: Filters, tenant: str | None) -> Filters:
+    """The filters narrowed to the key's tenant (unchanged for a key that spans every tenant)."""
+    if tenant is None:
+        return filters
+    if filters.tenants and tenant not in filters.tenants:
+        asked = ", ".join(sorted(set(filters.tenants)))
+        raise PermissionDeniedError(f"this API key is bound to tenant {tenant!r}; it cannot search tenant(s) {asked}")
+    return dataclasses.replace(filters, tenants=(tenant,))
+
+
+def check_index(index: str | None, tenant: str | None, *, reserved_prefix: str) -> None:
+    """A tenant-bound key may name its own chunk indices, not the platform's (the search logs hold every tenant's
+    queries)."""
+    if tenant is not None and index is not None and index.startswith(reserved_prefix):
+        raise PermissionDeniedError(f"index {index!r} is not open to tenant-bound API keys")
+
+
+def tenant_violation(raw: object, tenant: str | None) -> str | None:
+    """Why a raw document may not be ingested with this key's tenant, or None when it may."""
+    if tenant is None or not isinstance(raw, dict) or "tenant" not in raw or raw["tenant"] == tenant:
+        return None
+    return f"tenant {raw['tenant']!r} is not this API key's tenant {tenant!r}"
+
+
+def stamp_tenant(raw: Any, tenant: str | None) -> Any:
+    """The raw document with the key's tenant set (as it is for a key that spans every tenant)."""
+    if tenant is None or not isinstance(raw, dict):
+        return raw
+    return {**raw, "tenant": tenant}

@@ -1,0 +1,65 @@
+"""`search-platform cluster up|down|status`: the local 3-node Elasticsearch cluster for scale-out and failover."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from search_platform.config import Settings, SettingsError, load_settings
+
+app = typer.Typer(no_args_is_help=True, add_completion=False,
+                  help="Run a local multi-node Elasticsearch cluster on loopback (beside the main node).")
+console = Console()
+
+
+def _settings() -> Settings:
+    try:
+        return load_settings()
+    except SettingsError as error:
+        console.print(f"[red]{error}[/red]")
+        raise typer.Exit(2) from error
+
+
+@app.command()
+def up() -> None:
+    """Provision and start every node, wait for green, and print the URL list for SP_ELASTICSEARCH__URL."""
+    from infra import cluster
+    from infra.errors import InfraError
+
+    settings = _settings()
+    try:
+        health = cluster.up(settings)
+    except InfraError as error:
+        console.print(f"[red]{error}[/red]")
+        raise typer.Exit(1) from error
+    console.print(f"cluster {health['status']} with {health['number_of_nodes']} nodes")
+    console.print(f"SP_ELASTICSEARCH__URL={cluster.urls(settings)}")
+
+
+@app.command()
+def down(
+    wipe: Annotated[bool, typer.Option(help="Also delete the nodes' data, logs and config.")] = False,
+) -> None:
+    """Stop every node of the cluster (data is kept unless --wipe)."""
+    from infra import cluster
+    from infra.errors import InfraError
+
+    try:
+        cluster.down(_settings(), wipe=wipe)
+    except InfraError as error:
+        console.print(f"[red]{error}[/red]")
+        raise typer.Exit(1) from error
+
+
+@app.command()
+def status() -> None:
+    """Show each node: running, healthy, pid and the cluster health it reports."""
+    from infra import cluster
+
+    table = Table("node", "running", "healthy", "pid", "detail")
+    for name, state in cluster.status(_settings()).items():
+        table.add_row(name, str(state.running), str(state.healthy), str(state.pid or ""), state.detail)
+    console.print(table)

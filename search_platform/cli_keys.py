@@ -1,0 +1,119 @@
+"""`search-platform keys create|list|revoke`: manage API keys in Redis (the CLI talks to Redis, not the API)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from typing import Annotated
+
+import typer
+from redis import Redis
+from rich.console import Console
+from rich.table import Column, Table
+
+from search_platform.auth.errors import KeyPolicyError
+from search_platform.auth.keys import ApiKey, KeyStore, parse_scopes
+from search_platform.config import Settings, SettingsError, load_settings
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help="Create, list and revoke API keys.")
+console = Console()
+err_console = Console(stderr=True)
+
+
+def _settings() -> Settings:
+    try:
+        return load_settings()
+    except SettingsError as error:
+        err_console.print(f"[red]{error}[/red]")
+        raise typer.Exit(2) from error
+
+
+@contextmanager
+def key_store(settings: Settings) -> Iterator[KeyStore]:
+    """A KeyStore on the configured Redis, closed afterwards."""
+    redis: Redis[bytes] = Redis.from_url(settings.redis.url, socket_timeout=5, socket_connect_timeout=5)
+    try:
+        yield KeyStore(redis, pepper=settings.auth.pepper.get_secret_value(), prefix=settings.auth.key_prefix)
+    finally:
+        redis.close()
+
+
+def _when(timestamp: float | None) -> str:
+    return "" if timestamp is None else dt.datetime.fromtimestamp(timestamp, dt.UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+
+
+def key_row(key: ApiKey, default_limit: int) -> tuple[str, ...]:
+    """One row of `keys list`: never the secret."""
+    limit = str(key.rate_limit_per_minute) if key.rate_limit_per_minute else f"{default_limit} (default)"
+    state = f"revoked {_when(key.revoked_at)}" if key.revoked else "active"
+    return (key.key_id, key.name, ",".join(sorted(s.value for s in key.scopes)), key.tenant or "* (all)", limit,
+            _when(key.created_at), state)
+
+
+@app.command()
+def create(
+    name: Annotated[str, typer.Option(help="What the key is for (shown by `keys list`).")],
+    scopes: Annotated[str, typer.Option(help="Comma-separated: search, ingest, admin.")],
+    tenant: Annotated[str | None, typer.Option(help="Bind the key to this tenant; without it the key spans "
+                                                    "every tenant and must hold the admin scope.")] = None,
+    rate_limit: Annotated[int | None, typer.Option(min=1, help="Requests per minute (default: "
+                                                               "SP_AUTH__RATE_LIMIT_PER_MINUTE).")] = None,
+) -> None:
+    """Create a key and print it once: only its hash is stored, it cannot be shown again."""
+    settings = _settings()
+    try:
+        with key_store(settings) as store:
+            key, plaintext = store.create(name=name, scopes=parse_scopes(scopes), tenant=tenant,
+                                          rate_limit_per_minute=rate_limit)
+    except KeyPolicyError as error:
+        err_console.print(f"[red]{error}[/red]", soft_wrap=True)
+        raise typer.Exit(2) from error
+    err_console.print(f"created key {key.key_id} ({key.name}); store it now, it is not shown again:")
+    print(plaintext)  # stdout carries only the key, so `KEY=$(search-platform keys create ...)` works
+
+
+@app.command("list")
+def list_keys() -> None:
+    """List keys (id, name, scopes, tenant, limit, state); secrets are never shown."""
+    settings = _settings()
+    with key_store(settings) as store:
+        keys = store.list()
+    table = Table(Column("key_id", no_wrap=True), "name", Column("scopes", no_wrap=True), "tenant", "limit/min",
+                  "created", "state")
+    for key in keys:
+        table.add_row(*key_row(key, settings.auth.rate_limit_per_minute))
+    console.print(table)
+
+
+@app.command()
+def revoke(key_id: Annotated[str, typer.Argument(help="The key's id (the part after `sp_`).")]) -> None:
+    """Revoke a key: every later request with it gets 401."""
+    settings = _settings()
+    with key_store(settings) as store:
+        found = store.revoke(key_id)
+    if not found:
+        err_console.print(f"[red]no key with id {key_id}[/red]")
+        raise typer.Exit(1)
+    console.print(f"revoked {key_id}")
+
+
+@contextmanager
+def temporary_key(settings: Settings, *, name: str, scopes: str, tenant: str | None = "default",
+                  rate_limit_per_minute: int | None = 1_000_000) -> Iterator[str]:
+    """A key for one scripted run (benchmarks, load tests), revoked when the run ends; by default bound to the
+    `default` tenant and with a limit high enough not to throttle the measurement."""
+    with key_store(settings) as store:
+        key, plaintext = store.create(name=name, scopes=parse_scopes(scopes), tenant=tenant,
+                                      rate_limit_per_minute=rate_limit_per_minute)
+        try:
+            yield plaintext
+        finally:
+            store.revoke(key.key_id)
+
+
+def run_api_key(settings: Settings, *, name: str, scopes: str) -> AbstractContextManager[str]:
+    """SP_API_KEY when set (read when called), else a temporary key for this run (see temporary_key)."""
+    given = os.environ.get("SP_API_KEY")
+    return nullcontext(given) if given else temporary_key(settings, name=name, scopes=scopes)

@@ -1,0 +1,26 @@
+"""POST /v1/feedback: a click on a search result, logged next to the search it belongs to."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, status
+
+from search_platform.service.auth import SearchPrincipal
+from search_platform.service.deps import ResourcesDep
+from search_platform.service.schemas import ErrorBody, FeedbackBody, FeedbackResponseBody
+
+router = APIRouter()
+
+
+@router.post(
+    "/v1/feedback",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=FeedbackResponseBody,
+    responses={401: {"model": ErrorBody}, 403: {"model": ErrorBody}, 422: {"model": ErrorBody},
+               429: {"model": ErrorBody}},
+)
+async def feedback(body: FeedbackBody, resources: ResourcesDep, principal: SearchPrincipal) -> FeedbackResponseBody:
+    """Record that the caller clicked the hit at `position` of the search `request_id` (logged in the background)."""
+    accepted = resources.analytics.record_click(
+        request_id=body.request_id, doc_id=body.doc_id, position=body.position, chunk_id=body.chunk_id,
+        unit_id=body.user_id or body.session_id, tenant=(principal.tenant,) if principal.tenant else ())
+    return FeedbackResponseBody(accepted=accepted)

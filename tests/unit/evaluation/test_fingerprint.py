@@ -1,0 +1,30 @@
+"""The evaluation index's fingerprint: what shapes the index changes it, how it is reached does not."""
+
+from __future__ import annotations
+
+from search_platform.config import Settings
+from search_platform.domain.models import Document
+from search_platform.evaluation.platform import corpus_fingerprint
+
+CORPUS = [Document(doc_id="a.md", content="alpha"), Document(doc_id="b.md", content="beta")]
+
+
+def _settings(**overrides: object) -> Settings:
+    return Settings(elasticsearch={"password": "p" * 16, **overrides.pop("elasticsearch", {})},  # type: ignore[arg-type]
+                    **overrides)  # type: ignore[arg-type]
+
+
+def test_connection_settings_do_not_change_it() -> None:
+    moved = _settings(elasticsearch={"url": "http://127.0.0.1:9201", "request_timeout_s": 5, "password": "q" * 16})
+    assert corpus_fingerprint(CORPUS, moved) == corpus_fingerprint(CORPUS, _settings())
+
+
+def test_document_order_does_not_change_it() -> None:
+    assert corpus_fingerprint(CORPUS[::-1], _settings()) == corpus_fingerprint(CORPUS, _settings())
+
+
+def test_chunking_scoring_and_content_change_it() -> None:
+    base = corpus_fingerprint(CORPUS, _settings())
+    assert corpus_fingerprint(CORPUS, _settings(chunking={"max_tokens": 100})) != base
+    assert corpus_fingerprint(CORPUS, _settings(elasticsearch={"bm25_k1": 0.9})) != base
+    assert corpus_fingerprint([CORPUS[0]], _settings()) != base
