@@ -18,7 +18,7 @@ import httpx
 
 from infra.errors import InfraError
 from infra.process import run
-from infra.system import write_file
+from infra.system import make_dir, write_file
 from search_platform.config import Settings
 
 log = logging.getLogger(__name__)
@@ -87,6 +87,7 @@ def ensure_service_user(settings: Settings, *, install: Path, config_dir: Path, 
     the node to reload its realm files."""
     if authenticates(settings, url):
         write_file(config_dir / "roles.yml", render_roles(), owner=settings.infra.es_user, mode=0o640)
+        remember_password(settings)
         return
     log.info("provisioning the Elasticsearch service user %r", settings.elasticsearch.service_username)
     write_service_user(settings, install=install, config_dir=config_dir, env=env)
@@ -97,3 +98,17 @@ def ensure_service_user(settings: Settings, *, install: Path, config_dir: Path, 
                              f"{settings.elasticsearch.service_username!r} within {RELOAD_TIMEOUT_S:.0f}s "
                              f"after writing {config_dir}/users")
         time.sleep(POLL_S)
+    remember_password(settings)
+
+
+def service_password_file(settings: Settings) -> Path:
+    """Where the service user's current password is kept (0600), so that another checkout's bootstrap adopts it
+    instead of generating a new one and re-provisioning the user under this one's feet."""
+    return settings.infra.home / "secrets" / "service-password"
+
+
+def remember_password(settings: Settings) -> None:
+    """Keep the password the service user now has."""
+    path = service_password_file(settings)
+    make_dir(path.parent, mode=0o700)
+    write_file(path, settings.elasticsearch.service_password.get_secret_value(), mode=0o600)

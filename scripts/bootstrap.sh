@@ -28,9 +28,11 @@ if [ ! -f .env ] || ! grep -q '^SP_ELASTICSEARCH__PASSWORD=' .env; then
 fi
 if ! grep -q '^SP_ELASTICSEARCH__SERVICE_PASSWORD=' .env; then
   # the least-privilege user the API, workers and CLI use (infra provisions it in the file realm on start)
+  stored=/var/lib/search-platform/secrets/service-password
+  if [ -r "$stored" ]; then password=$(cat "$stored"); origin="the service-user password the local Elasticsearch has"; else password=$(.venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(24))'); origin="a generated Elasticsearch service-user password"; fi
   umask 077
-  echo "SP_ELASTICSEARCH__SERVICE_PASSWORD=$(.venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(24))')" >> .env
-  echo "bootstrap: wrote a generated Elasticsearch service-user password to .env"
+  echo "SP_ELASTICSEARCH__SERVICE_PASSWORD=$password" >> .env
+  echo "bootstrap: wrote $origin to .env"
 fi
 if ! grep -q '^SP_KIBANA_SYSTEM_PASSWORD=' .env; then
   umask 077
