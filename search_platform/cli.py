@@ -14,9 +14,10 @@ from rich.table import Table
 from search_platform.cli_analytics import logs_app
 from search_platform.cli_analytics import report as report_command
 from search_platform.cli_cluster import app as cluster_app
+from search_platform.cli_common import settings_or_exit
 from search_platform.cli_jobs import app as jobs_app
 from search_platform.cli_keys import app as keys_app
-from search_platform.config import Settings, SettingsError, load_settings
+from search_platform.config import Settings
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 app.add_typer(keys_app, name="keys")
@@ -28,15 +29,6 @@ console = Console()
 DEFAULT_API = "http://127.0.0.1:8000"
 ApiKeyOption = Annotated[str | None, typer.Option("--api-key", envvar="SP_API_KEY", show_default=False,
                                                   help="API key for the service (or set SP_API_KEY).")]
-
-
-def settings_or_exit() -> Settings:
-    """Validated settings, or a readable message and exit code 2."""
-    try:
-        return load_settings()
-    except SettingsError as error:
-        console.print(f"[red]{error}[/red]")
-        raise typer.Exit(2) from error
 
 
 def api_url(settings: Settings) -> str:
@@ -191,7 +183,7 @@ def evaluate(
     try:
         report, paths = run_eval(settings, options)
     except SearchPlatformError as error:
-        console.print(f"[red]{error}[/red]")
+        console.print(str(error), style="red", markup=False)
         raise typer.Exit(1) from error
     print_report(report)
     for path in paths:
@@ -213,7 +205,7 @@ def tune(
     try:
         report, paths = run_tune(settings, dataset, corpus, out)
     except SearchPlatformError as error:
-        console.print(f"[red]{error}[/red]")
+        console.print(str(error), style="red", markup=False)
         raise typer.Exit(1) from error
     best = report.best()
     console.print(f"best: {best.config.label} nDCG@10 {best.ndcg:.3f} "

@@ -13,16 +13,12 @@ from rich.table import Table
 from search_platform.analytics.log_index import log_index_body, rollover_conditions, rollover_log_index
 from search_platform.analytics.report import ArmReport, Estimate, build_report, report_as_dict, since_expression
 from search_platform.backends.elasticsearch.client import build_client
-from search_platform.config import Settings
+from search_platform.cli_common import settings_or_exit
 from search_platform.domain.errors import SearchPlatformError
 
 logs_app = typer.Typer(no_args_is_help=True, add_completion=False, help="Manage the search-log indices.")
 console = Console()
 err_console = Console(stderr=True)
-def _settings() -> Settings:
-    from search_platform.cli import settings_or_exit  # the CLI module registers this one's commands
-
-    return settings_or_exit()
 
 
 AliasOption = Annotated[str | None, typer.Option(help="Log alias (default: settings.analytics.log_alias).")]
@@ -53,7 +49,7 @@ def report(
     alias: AliasOption = None,
 ) -> None:
     """Compare experiment arms from the search logs: CTR, MRR of clicks, latency p50/p95, zero-result rate."""
-    settings = _settings()
+    settings = settings_or_exit()
     try:
         since_expression(since)
     except ValueError as error:
@@ -62,7 +58,7 @@ def report(
     try:
         reports = build_report(es, alias=alias or settings.analytics.log_alias, since=since, experiment=experiment)
     except SearchPlatformError as error:
-        err_console.print(f"[red]{error}[/red]")
+        err_console.print(str(error), style="red", markup=False)
         raise typer.Exit(1) from error
     finally:
         es.close()
@@ -86,7 +82,7 @@ def rollover(
     alias: AliasOption = None,
 ) -> None:
     """Start a new search-log index behind the write alias when a condition is met (run it from cron)."""
-    settings = _settings()
+    settings = settings_or_exit()
     analytics = settings.analytics
     given = max_age is not None or max_size is not None or max_docs is not None
     if force and given:
@@ -102,7 +98,7 @@ def rollover(
                                     body=log_index_body(number_of_shards=settings.elasticsearch.number_of_shards,
                                                         number_of_replicas=settings.elasticsearch.number_of_replicas))
     except SearchPlatformError as error:
-        err_console.print(f"[red]{error}[/red]")
+        err_console.print(str(error), style="red", markup=False)
         raise typer.Exit(1) from error
     finally:
         es.close()

@@ -8,19 +8,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from search_platform.config import Settings, SettingsError, load_settings
+from search_platform.cli_common import settings_or_exit
 
 app = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="Run a local multi-node Elasticsearch cluster on loopback (beside the main node).")
 console = Console()
-
-
-def _settings() -> Settings:
-    try:
-        return load_settings()
-    except SettingsError as error:
-        console.print(f"[red]{error}[/red]")
-        raise typer.Exit(2) from error
 
 
 @app.command()
@@ -29,11 +21,11 @@ def up() -> None:
     from infra import cluster
     from infra.errors import InfraError
 
-    settings = _settings()
+    settings = settings_or_exit()
     try:
         health = cluster.up(settings)
     except InfraError as error:
-        console.print(f"[red]{error}[/red]")
+        console.print(str(error), style="red", markup=False)
         raise typer.Exit(1) from error
     console.print(f"cluster {health['status']} with {health['number_of_nodes']} nodes")
     console.print(f"SP_ELASTICSEARCH__URL={cluster.urls(settings)}")
@@ -48,9 +40,9 @@ def down(
     from infra.errors import InfraError
 
     try:
-        cluster.down(_settings(), wipe=wipe)
+        cluster.down(settings_or_exit(), wipe=wipe)
     except InfraError as error:
-        console.print(f"[red]{error}[/red]")
+        console.print(str(error), style="red", markup=False)
         raise typer.Exit(1) from error
 
 
@@ -60,6 +52,6 @@ def status() -> None:
     from infra import cluster
 
     table = Table("node", "running", "healthy", "pid", "detail")
-    for name, state in cluster.status(_settings()).items():
+    for name, state in cluster.status(settings_or_exit()).items():
         table.add_row(name, str(state.running), str(state.healthy), str(state.pid or ""), state.detail)
     console.print(table)

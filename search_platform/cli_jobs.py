@@ -10,10 +10,10 @@ from functools import partial
 from typing import Annotated
 
 import typer
-from redis import Redis
 from rich.console import Console
 
-from search_platform.config import Settings, SettingsError, load_settings
+from search_platform.cli_common import redis_client, settings_or_exit
+from search_platform.config import Settings
 from search_platform.domain.errors import ConflictError, JobNotFoundError
 from search_platform.ingestion.jobs import JobStatus, JobStore, resume
 
@@ -23,22 +23,11 @@ err_console = Console(stderr=True)
 JobId = Annotated[str, typer.Argument(help="The job id POST /v1/ingest returned.")]
 
 
-def _settings() -> Settings:
-    try:
-        return load_settings()
-    except SettingsError as error:
-        err_console.print(f"[red]{error}[/red]")
-        raise typer.Exit(2) from error
-
-
 @contextmanager
 def job_store(settings: Settings) -> Iterator[JobStore]:
     """A JobStore on the configured Redis, closed afterwards."""
-    redis: Redis[bytes] = Redis.from_url(settings.redis.url, socket_timeout=5, socket_connect_timeout=5)
-    try:
+    with redis_client(settings) as redis:
         yield JobStore(redis, ttl_s=settings.redis.job_ttl_s)
-    finally:
-        redis.close()
 
 
 def describe(status: JobStatus) -> str:
@@ -52,11 +41,11 @@ def describe(status: JobStatus) -> str:
 @app.command()
 def status(job_id: JobId) -> None:
     """Show a job's state, counts and per-document errors."""
-    with job_store(_settings()) as store:
+    with job_store(settings_or_exit()) as store:
         try:
             console.print(describe(store.get(job_id)), markup=False)
         except JobNotFoundError as error:
-            err_console.print(f"[red]{error}[/red]")
+            err_console.print(str(error), style="red", markup=False)
             raise typer.Exit(1) from error
 
 
@@ -65,11 +54,11 @@ def resume_command(job_id: JobId) -> None:
     """Queue a failed job's failed batches again (a worker must run to do them)."""
     from workers.celery_app import create_celery, enqueue_batch
 
-    settings = _settings()
+    settings = settings_or_exit()
     with job_store(settings) as store:
         try:
             numbers = resume(store, partial(enqueue_batch, create_celery(settings)), job_id)
         except (JobNotFoundError, ConflictError) as error:
-            err_console.print(f"[red]{error}[/red]")
+            err_console.print(str(error), style="red", markup=False)
             raise typer.Exit(1) from error
         console.print(f"re-queued batches {', '.join(map(str, numbers))} of job {job_id}", markup=False)

@@ -9,35 +9,24 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Annotated
 
 import typer
-from redis import Redis
 from rich.console import Console
 from rich.table import Column, Table
 
 from search_platform.auth.errors import KeyPolicyError
 from search_platform.auth.keys import ApiKey, KeyStore, parse_scopes
-from search_platform.config import Settings, SettingsError, load_settings
+from search_platform.cli_common import redis_client, settings_or_exit
+from search_platform.config import Settings
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Create, list and revoke API keys.")
 console = Console()
 err_console = Console(stderr=True)
 
 
-def _settings() -> Settings:
-    try:
-        return load_settings()
-    except SettingsError as error:
-        err_console.print(f"[red]{error}[/red]")
-        raise typer.Exit(2) from error
-
-
 @contextmanager
 def key_store(settings: Settings) -> Iterator[KeyStore]:
     """A KeyStore on the configured Redis, closed afterwards."""
-    redis: Redis[bytes] = Redis.from_url(settings.redis.url, socket_timeout=5, socket_connect_timeout=5)
-    try:
+    with redis_client(settings) as redis:
         yield KeyStore(redis, pepper=settings.auth.pepper.get_secret_value(), prefix=settings.auth.key_prefix)
-    finally:
-        redis.close()
 
 
 def _when(timestamp: float | None) -> str:
@@ -62,7 +51,7 @@ def create(
                                                                "SP_AUTH__RATE_LIMIT_PER_MINUTE).")] = None,
 ) -> None:
     """Create a key and print it once: only its hash is stored, it cannot be shown again."""
-    settings = _settings()
+    settings = settings_or_exit()
     try:
         with key_store(settings) as store:
             key, plaintext = store.create(name=name, scopes=parse_scopes(scopes), tenant=tenant,
@@ -77,7 +66,7 @@ def create(
 @app.command("list")
 def list_keys() -> None:
     """List keys (id, name, scopes, tenant, limit, state); secrets are never shown."""
-    settings = _settings()
+    settings = settings_or_exit()
     with key_store(settings) as store:
         keys = store.list()
     table = Table(Column("key_id", no_wrap=True), "name", Column("scopes", no_wrap=True), "tenant", "limit/min",
@@ -90,7 +79,7 @@ def list_keys() -> None:
 @app.command()
 def revoke(key_id: Annotated[str, typer.Argument(help="The key's id (the part after `sp_`).")]) -> None:
     """Revoke a key: every later request with it gets 401."""
-    settings = _settings()
+    settings = settings_or_exit()
     with key_store(settings) as store:
         found = store.revoke(key_id)
     if not found:

@@ -82,7 +82,7 @@ def run_query(base_url: str, text: str, *, mode: str, top_k: int, index: str | N
             return client.search(text, mode=cast(Literal["bm25", "semantic", "hybrid"], mode), top_k=top_k,
                                  index=index, **(fusion or FusionKwargs()), **(view or ViewKwargs()))
     except SearchPlatformClientError as error:
-        Console(stderr=True).print(f"[red]{error}[/red]")
+        Console(stderr=True).print(str(error), style="red", markup=False)
         raise typer.Exit(1) from error
 
 
