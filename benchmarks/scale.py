@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 
@@ -39,7 +39,7 @@ from search_platform.ingestion.pipeline import chunk_document
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = str(Path(sys.executable).parent / "search-platform")
-MODES = ("bm25", "semantic", "hybrid")
+MODES: tuple[Literal["bm25", "semantic", "hybrid"], ...] = ("bm25", "semantic", "hybrid")
 DOC_SUFFIXES = (".txt", ".md")
 DOC_NAMES = ("changelog.Debian.gz", "changelog.gz", "NEWS.Debian.gz", "copyright", "README", "README.Debian")
 MAX_DOC_BYTES = 200_000
@@ -170,6 +170,24 @@ def ingest(client: SearchClient, documents: list[dict[str, Any]], *, alias: str)
     return {"chunks": chunks, "failed_documents": failed, "seconds": elapsed, "chunks_per_s": chunks / elapsed}
 
 
+def missing(settings: Settings, alias: str, documents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The documents none of whose chunks the alias holds yet (all of them when the alias does not exist)."""
+    es = build_client(settings.elasticsearch)
+    try:
+        if not es.indices.exists_alias(name=alias):
+            return documents
+        present: set[str] = set()
+        ids = [d["doc_id"] for d in documents]
+        for start in range(0, len(ids), 1000):
+            body = {"size": 0, "query": {"terms": {"doc_id": ids[start : start + 1000]}},
+                    "aggs": {"ids": {"terms": {"field": "doc_id", "size": 1000}}}}
+            buckets = es.search(index=alias, body=body)["aggregations"]["ids"]["buckets"]
+            present.update(bucket["key"] for bucket in buckets)
+    finally:
+        es.close()
+    return [d for d in documents if d["doc_id"] not in present]
+
+
 def percentile(values: list[float], q: float) -> float:
     """Nearest-rank percentile."""
     ordered = sorted(values)
@@ -226,7 +244,8 @@ def write_report(result: dict[str, Any], out_dir: Path) -> Path:
     for alias, row in result["sizes"].items():
         lat, foot = row["latency"], row["footprint"]
         legs = " | ".join(f"{lat[m]['p50_ms']:.1f} / {lat[m]['p95_ms']:.1f}" for m in MODES)
-        lines.append(f"| {alias} | {foot['chunks']} | {row['ingest']['chunks_per_s']:.1f} | {legs} | "
+        rate = row["ingest"].get("chunks_per_s")
+        lines.append(f"| {alias} | {foot['chunks']} | {'-' if rate is None else f'{rate:.1f}'} | {legs} | "
                      f"{foot['store_kib_per_1k_chunks']:.0f} | {foot['heap_used_bytes'] / 2**20:.0f} |")
     path = out_dir / f"scale-{stamp}.md"
     path.write_text("\n".join(lines) + "\n")
@@ -243,6 +262,9 @@ def main() -> None:
     parser.add_argument("--redis-db", type=int, default=15, help="private Redis database of the benchmark's stack")
     parser.add_argument("--logs", type=Path, default=Path("var"))
     parser.add_argument("--out", type=Path, default=Path("benchmarks/reports"))
+    parser.add_argument("--skip-present", action="store_true",
+                        help="resume an interrupted run: ingest only documents the alias does not hold yet "
+                             "(ingest throughput is then that of the remainder)")
     args = parser.parse_args()
     settings = get_settings()
     selection = select(settings, target=args.target_chunks, small=args.small_chunks)
@@ -258,8 +280,10 @@ def main() -> None:
         with SearchClient(f"http://127.0.0.1:{port}", timeout_s=120) as client:
             plan = ((f"{args.prefix}-10k", selection.documents[: selection.small_documents]),
                     (f"{args.prefix}-100k", selection.documents))
-            for alias, documents in plan:
-                report = ingest(client, documents, alias=alias)
+            for alias, wanted in plan:
+                documents = missing(settings, alias, wanted) if args.skip_present else wanted
+                print(f"  {alias}: {len(documents)} of {len(wanted)} documents to ingest", flush=True)
+                report = ingest(client, documents, alias=alias) if documents else {}
                 sizes[alias] = {"ingest": report, "footprint": footprint(settings, alias),
                                 "latency": latencies(client, queries, alias=alias)}
                 print(json.dumps({alias: sizes[alias]}), flush=True)

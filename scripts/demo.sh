@@ -17,5 +17,8 @@ for query in "json.JSONDecodeError" "how do I run another program and read what 
     $sp query "$query" --mode "$mode" --top-k 5
   done
 done
+sleep 3  # the API writes its search logs in the background, every flush_interval_s (2 s)
+echo "Search logs of the queries above, summarised per experiment arm (no experiment is configured: '(none)'):"
+$sp report --since 1h
 echo "The platform is up: API on http://127.0.0.1:8000 (docs at /docs). Stop it with: $sp down"
 echo "Requests need an API key: create one with '$sp keys create --name me --scopes search --tenant default'."
