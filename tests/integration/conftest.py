@@ -61,6 +61,7 @@ def _child_env(settings: Settings) -> dict[str, str]:
         "SP_INGESTION__TASK_BACKOFF_S": "0.5",
         "SP_INGESTION__TASK_MAX_RETRIES": "3",
         "HF_HUB_OFFLINE": "1",
+        "SP_ANALYTICS__LOG_ALIAS": "sp-test-search-logs",  # test traffic stays out of the dev/demo report
     }
 
 
