@@ -26,7 +26,7 @@ err_console = Console(stderr=True)
 def key_store(settings: Settings) -> Iterator[KeyStore]:
     """A KeyStore on the configured Redis, closed afterwards."""
     with redis_client(settings) as redis:
-        yield KeyStore(redis, pepper=settings.auth.pepper.get_secret_value(), prefix=settings.auth.key_prefix)
+        yield KeyStore.from_settings(redis, settings.auth)
 
 
 def _when(timestamp: float | None) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from redis import Redis
 
 from search_platform.auth.errors import AuthenticationError, KeyPolicyError
+from search_platform.config import AuthSettings
 
 KEY_PREFIX = "sp"
 KEY_ID_BYTES = 8  # 16 hex characters
@@ -137,6 +138,11 @@ class KeyStore:
         self._redis = redis
         self._pepper = pepper
         self._prefix = prefix
+
+    @classmethod
+    def from_settings(cls, redis: Redis[bytes], settings: AuthSettings) -> KeyStore:
+        """The store with the configured pepper and key prefix."""
+        return cls(redis, pepper=settings.pepper.get_secret_value(), prefix=settings.key_prefix)
 
     def _key(self, key_id: str) -> str:
         return f"{self._prefix}:{key_id}"

@@ -97,7 +97,7 @@ def build_resources(settings: Settings, *, embedder: Embedder | None = None) -> 
         jobs=JobStore(redis, ttl_s=settings.redis.job_ttl_s),
         celery=create_celery(settings),
         search=search,
-        keys=KeyStore(redis, pepper=settings.auth.pepper.get_secret_value(), prefix=settings.auth.key_prefix),
+        keys=KeyStore.from_settings(redis, settings.auth),
         rate_limiter=RateLimiter(redis, prefix=settings.auth.rate_limit_prefix),
         analytics=build_analytics(settings, es, search),
     )

@@ -130,16 +130,21 @@ def index(services: Settings) -> Iterator[str]:
 def key_store(settings: Settings) -> KeyStore:
     """The API's key store on the test Redis database."""
     redis: Redis[bytes] = Redis.from_url(settings.redis.url, socket_timeout=5, socket_connect_timeout=5)
-    return KeyStore(redis, pepper=settings.auth.pepper.get_secret_value(), prefix=settings.auth.key_prefix)
+    return KeyStore.from_settings(redis, settings.auth)
+
+
+def create_admin_key(settings: Settings, *, name: str) -> str:
+    """An API key with every scope and no tenant (sees every tenant), stored in the settings' Redis database; its
+    rate limit is high enough that no test trips it by accident."""
+    _, plaintext = key_store(settings).create(name=name, scopes=frozenset(Scope), tenant=None,
+                                              rate_limit_per_minute=1_000_000)
+    return plaintext
 
 
 @pytest.fixture(scope="session")
 def admin_key(services: Settings) -> str:
-    """An API key with every scope and no tenant (sees every tenant), stored in the test Redis database; its rate
-    limit is high enough that no test trips it by accident."""
-    _, plaintext = key_store(services).create(name="integration-tests", scopes=frozenset(Scope), tenant=None,
-                                              rate_limit_per_minute=1_000_000)
-    return plaintext
+    """The integration tests' admin key (create_admin_key) in the test Redis database."""
+    return create_admin_key(services, name="integration-tests")
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,6 @@ from redis import Redis, RedisError
 from infra import elasticsearch as infra_es
 from infra import redis as infra_redis
 from infra import services as infra_services
-from search_platform.auth.keys import Scope
 from search_platform.backends.elasticsearch.client import build_client
 from search_platform.backends.elasticsearch.mappings import delete_index
 from search_platform.config import Settings, load_settings
@@ -30,7 +29,7 @@ from search_platform.domain.models import Document
 from search_platform.embeddings.fake import FakeEmbedder
 from search_platform.ingestion.jobs import JobStatus, JobStore
 from search_platform.ingestion.pipeline import chunk_document
-from tests.integration.conftest import CLI, ROOT, _child_env, _stop, key_store, launch_api
+from tests.integration.conftest import CLI, ROOT, _child_env, _stop, create_admin_key, launch_api
 
 FAULT_HOME = Path("/var/lib/search-platform-faults")
 FAULT_ES_URL = "http://127.0.0.1:9250"
@@ -81,9 +80,7 @@ def fault_stack(fault_settings: Settings) -> Iterator[Settings]:
 
 @pytest.fixture(scope="session")
 def fault_admin_key(fault_stack: Settings) -> str:
-    _, plaintext = key_store(fault_stack).create(name="fault-tests", scopes=frozenset(Scope), tenant=None,
-                                                 rate_limit_per_minute=1_000_000)
-    return plaintext
+    return create_admin_key(fault_stack, name="fault-tests")
 
 
 @pytest.fixture(scope="session")
