@@ -14,6 +14,7 @@ import csv
 import gzip
 import json
 import re
+import subprocess
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -87,6 +88,10 @@ class Node:
 
 def read_nodes(manual: Manual) -> list[Node]:
     """Parse every node of a manual's info files in file order."""
+    missing = [f for f in manual.files if not (INFO_DIR / f).is_file()]
+    if missing:
+        raise SystemExit(f"{INFO_DIR / missing[0]} is missing: apt-get install {manual.package} "
+                         "(and check /etc/dpkg/dpkg.cfg.d/ does not exclude /usr/share/info)")
     raw = "".join(gzip.decompress((INFO_DIR / f).read_bytes()).decode("utf-8") for f in manual.files)
     nodes: list[Node] = []
     for chunk in raw.split("\x1f"):
@@ -225,6 +230,16 @@ def build_corpus() -> list[dict[str, str]]:
     return docs
 
 
+def package_version(package: str) -> str:
+    """The installed Debian version of a package, or '?' where dpkg cannot say."""
+    try:
+        result = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package],
+                                capture_output=True, text=True, check=False)
+    except OSError:
+        return "?"
+    return result.stdout.strip() or "?"
+
+
 def write_jsonl(path: Path, rows: list[dict[str, str]]) -> None:
     """Write rows as UTF-8 JSON Lines."""
     with path.open("w", encoding="utf-8") as fh:
@@ -287,6 +302,7 @@ def main() -> int:
     corpus = build_corpus()
     if not args.check_only:
         write_jsonl(HERE / "corpus.jsonl", corpus)
+    print("source:", ", ".join(f"{m.package} {package_version(m.package)}" for m in MANUALS))
     chars = sum(len(d["text"]) for d in corpus)
     per_manual = Counter(d["_id"].split("/", 1)[0] for d in corpus)
     print(f"corpus: {len(corpus)} documents, {chars:,} characters; " +
