@@ -16,7 +16,7 @@ from pathlib import Path
 
 from search_platform.backends.elasticsearch.client import build_client
 from search_platform.backends.elasticsearch.mappings import delete_index
-from search_platform.cli_keys import run_api_key
+from search_platform.cli.keys import run_api_key
 from search_platform.client import SearchClient
 from search_platform.config import Settings, get_settings
 from search_platform.domain.models import Chunk

@@ -12,7 +12,7 @@ import statistics
 import time
 from pathlib import Path
 
-from search_platform.cli_keys import run_api_key
+from search_platform.cli.keys import run_api_key
 from search_platform.client import SearchClient
 from search_platform.config import load_settings
 

@@ -23,7 +23,6 @@ from typing import Any
 from elasticsearch import AsyncElasticsearch
 
 from search_platform.backends.elasticsearch.client import build_async_client
-from search_platform.cli_eval import load_eval_dataset, platform_session
 from search_platform.config import Settings, load_settings
 from search_platform.domain.models import Document, SearchMode
 from search_platform.embeddings.base import Embedder
@@ -31,6 +30,7 @@ from search_platform.embeddings.factory import build_embedder
 from search_platform.evaluation.bootstrap import compare_systems
 from search_platform.evaluation.platform import PlatformSystem
 from search_platform.evaluation.runner import SystemResult, run_system, summarise
+from search_platform.evaluation.session import load_eval_dataset, platform_session
 from search_platform.service.resources import build_search_service
 
 METRICS = ("ndcg_at_10", "recall_at_10")

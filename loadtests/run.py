@@ -73,7 +73,7 @@ def main() -> None:
     if not 1 <= args.step_seconds <= 600:
         raise SystemExit("--step-seconds must be between 1 and 600")
     args.out.mkdir(parents=True, exist_ok=True)
-    from search_platform.cli_keys import run_api_key
+    from search_platform.cli.keys import run_api_key
     from search_platform.config import load_settings
 
     with run_api_key(load_settings(), name="loadtest", scopes="search") as api_key:

@@ -18,7 +18,7 @@ from search_platform.ingestion.batch import IngestContext, ingest_documents
 from search_platform.ingestion.bulk_mode import BulkMode
 from search_platform.ingestion.ingest_metrics import IngestCounters
 from search_platform.ingestion.jobs import JobStore
-from workers.celery_app import INGEST_TASK
+from search_platform.ingestion.queue import INGEST_TASK
 
 TRANSIENT_ERRORS = (BackendUnavailableError, RedisConnectionError, RedisTimeoutError)
 
@@ -100,7 +100,7 @@ def register_tasks(app: Celery) -> None:
 
 def create_worker_app(settings: Settings) -> Celery:
     """The Celery app with tasks registered, for `search-platform worker`."""
-    from workers.celery_app import create_celery
+    from search_platform.ingestion.queue import create_celery
 
     app = create_celery(settings)
     register_tasks(app)

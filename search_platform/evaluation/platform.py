@@ -21,8 +21,8 @@ from search_platform.domain.errors import SearchPlatformError
 from search_platform.domain.models import Document, SearchMode
 from search_platform.evaluation.runner import RankedDoc
 from search_platform.ingestion.jobs import JobState, JobStore, submit, wait_for
+from search_platform.ingestion.queue import enqueue_batch
 from search_platform.service.search_service import SearchParams, SearchService
-from workers.celery_app import enqueue_batch
 
 
 class EvaluationSetupError(SearchPlatformError):

@@ -85,7 +85,7 @@ def build_analytics(settings: Settings, es: AsyncElasticsearch, search: SearchSe
 
 def build_resources(settings: Settings, *, embedder: Embedder | None = None) -> Resources:
     """Everything the API needs; the embedding model is loaded here, once."""
-    from workers.celery_app import create_celery
+    from search_platform.ingestion.queue import create_celery
 
     es = build_async_client(settings.elasticsearch)
     redis = Redis.from_url(settings.redis.url, socket_timeout=5, socket_connect_timeout=5)

@@ -21,7 +21,7 @@ from search_platform.backends.elasticsearch.client import build_client
 from search_platform.backends.elasticsearch.mappings import delete_index
 from search_platform.client import SearchClient
 from search_platform.config import Settings, load_settings
-from workers.celery_app import create_celery
+from search_platform.ingestion.queue import create_celery
 
 ROOT = Path(__file__).resolve().parents[2]
 # Redis database of the test broker and job store; concurrent test sessions on one machine pick different ones.

@@ -30,9 +30,9 @@ from search_platform.auth.keys import Scope
 from search_platform.backends.elasticsearch.client import build_client
 from search_platform.client import SearchClient
 from search_platform.config import Settings
+from search_platform.ingestion.queue import create_celery
 from tests.integration.conftest import CLI, ROOT, _child_env, _stop, key_store, launch_api
 from tests.integration.corpus import DOCUMENTS
-from workers.celery_app import create_celery
 
 pytestmark = pytest.mark.slow
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from search_platform.cli_eval import EvalOptions, run_eval
+from search_platform.cli.evaluate import EvalOptions, run_eval
 from search_platform.domain.models import SearchMode
 from tests.integration.corpus import DOCUMENTS
 

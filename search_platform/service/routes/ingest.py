@@ -19,11 +19,11 @@ from search_platform.domain.errors import (
 from search_platform.domain.models import Document
 from search_platform.ingestion.jobs import resume, submit
 from search_platform.ingestion.pipeline import OversizeDocumentError, validate_document
+from search_platform.ingestion.queue import enqueue_batch
 from search_platform.service.auth import IngestPrincipal, Principal
 from search_platform.service.deps import ResourcesDep
 from search_platform.service.resources import Resources
 from search_platform.service.schemas import DocumentBody, ErrorBody, IngestBody, IngestResponseBody, JobBody
-from workers.celery_app import enqueue_batch
 
 router = APIRouter()
 IdempotencyKey = Annotated[str | None, Header(

@@ -134,7 +134,7 @@ class Worker:
 
     def await_ready(self) -> None:
         """Wait until the worker answers a ping."""
-        from workers.celery_app import create_celery
+        from search_platform.ingestion.queue import create_celery
 
         assert self.process is not None
         app = create_celery(self.settings)

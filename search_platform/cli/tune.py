@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from search_platform.cli_eval import load_eval_dataset, platform_session
 from search_platform.config import Settings
 from search_platform.domain.models import SearchMode
 from search_platform.evaluation.platform import PlatformSystem
+from search_platform.evaluation.session import load_eval_dataset, platform_session
 from search_platform.evaluation.tuning import TuningConfig, TuningReport, default_grid, rrf_label, run_sweep
 from search_platform.evaluation.tuning_report import write_tuning_reports
 

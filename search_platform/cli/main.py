@@ -11,12 +11,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from search_platform.cli_analytics import logs_app
-from search_platform.cli_analytics import report as report_command
-from search_platform.cli_cluster import app as cluster_app
-from search_platform.cli_common import settings_or_exit
-from search_platform.cli_jobs import app as jobs_app
-from search_platform.cli_keys import app as keys_app
+from search_platform.cli.analytics import logs_app
+from search_platform.cli.analytics import report as report_command
+from search_platform.cli.cluster import app as cluster_app
+from search_platform.cli.common import settings_or_exit
+from search_platform.cli.jobs import app as jobs_app
+from search_platform.cli.keys import app as keys_app
 from search_platform.config import Settings
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
@@ -115,7 +115,7 @@ def ingest(
     api_key: ApiKeyOption = None,
 ) -> None:
     """Ingest documents through the API and Celery, with a progress bar fed by the job status."""
-    from search_platform.cli_ingest import run_ingest
+    from search_platform.cli.ingest import run_ingest
 
     settings = settings_or_exit()
     failed = run_ingest(api_url(settings), path, index=index, batch=batch, timeout_s=timeout, console=console,
@@ -148,7 +148,7 @@ def query(
     api_key: ApiKeyOption = None,
 ) -> None:
     """Search and print a table with each hit's rank in each leg."""
-    from search_platform.cli_query import fusion_options, print_results, run_query, view_options
+    from search_platform.cli.query import fusion_options, print_results, run_query, view_options
 
     settings = settings_or_exit()
     options = fusion_options(fusion=fusion, alpha=alpha, weight_bm25=weight_bm25, weight_dense=weight_dense,
@@ -170,7 +170,7 @@ def evaluate(
     report_dir: Annotated[Path | None, typer.Option(help="Directory for Markdown and PNG reports.")] = None,
 ) -> None:
     """Evaluate retrieval quality and latency per mode (and the seed peer) on a dataset."""
-    from search_platform.cli_eval import EvalOptions, parse_modes, print_report, run_eval
+    from search_platform.cli.evaluate import EvalOptions, parse_modes, print_report, run_eval
     from search_platform.domain.errors import SearchPlatformError
 
     settings = settings_or_exit()
@@ -198,7 +198,7 @@ def tune(
                                                   "benchmarks/tuning/<dataset>.md.")] = None,
 ) -> None:
     """Sweep hybrid fusion parameters on a dataset and report each one's quality; defaults are not changed."""
-    from search_platform.cli_tune import run_tune
+    from search_platform.cli.tune import run_tune
     from search_platform.domain.errors import SearchPlatformError
 
     settings = settings_or_exit()

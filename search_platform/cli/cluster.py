@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from search_platform.cli_common import settings_or_exit
+from search_platform.cli.common import settings_or_exit
 
 app = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="Run a local multi-node Elasticsearch cluster on loopback (beside the main node).")

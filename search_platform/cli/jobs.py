@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from search_platform.cli_common import redis_client, settings_or_exit
+from search_platform.cli.common import redis_client, settings_or_exit
 from search_platform.config import Settings
 from search_platform.domain.errors import ConflictError, JobNotFoundError
 from search_platform.ingestion.jobs import JobStatus, JobStore, resume
@@ -52,7 +52,7 @@ def status(job_id: JobId) -> None:
 @app.command("resume")
 def resume_command(job_id: JobId) -> None:
     """Queue a failed job's failed batches again (a worker must run to do them)."""
-    from workers.celery_app import create_celery, enqueue_batch
+    from search_platform.ingestion.queue import create_celery, enqueue_batch
 
     settings = settings_or_exit()
     with job_store(settings) as store:

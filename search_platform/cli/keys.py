@@ -14,7 +14,7 @@ from rich.table import Column, Table
 
 from search_platform.auth.errors import KeyPolicyError
 from search_platform.auth.keys import ApiKey, KeyStore, parse_scopes
-from search_platform.cli_common import redis_client, settings_or_exit
+from search_platform.cli.common import redis_client, settings_or_exit
 from search_platform.config import Settings
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Create, list and revoke API keys.")

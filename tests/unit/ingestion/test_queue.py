@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from search_platform.config import SettingsError, load_settings
-from workers.celery_app import broker_transport_options, create_celery
+from search_platform.ingestion.queue import broker_transport_options, create_celery
 
 
 def test_late_acks_and_redelivery_of_a_lost_worker_s_task():

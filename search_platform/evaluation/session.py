@@ -1,0 +1,57 @@
+"""The platform ready to be searched in-process for evaluation and tuning: its corpus ingested (once per corpus)
+through Celery, the same SearchService the API uses over it, and an event loop to drive it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from search_platform.backends.elasticsearch.client import build_async_client
+from search_platform.config import Settings
+from search_platform.domain.models import Document
+from search_platform.embeddings.base import Embedder
+from search_platform.embeddings.factory import build_embedder
+from search_platform.evaluation.datasets import EvalDataset, load_dataset
+from search_platform.evaluation.platform import EvaluationSetupError, ensure_evaluation_index
+from search_platform.ingestion.queue import create_celery
+from search_platform.service.resources import build_search_service
+from search_platform.service.search_service import SearchService
+
+
+def load_eval_dataset(path: Path, corpus: Path | None) -> tuple[EvalDataset, Sequence[Document]]:
+    """The dataset and its corpus (a golden-set file needs --corpus DIR)."""
+    dataset = load_dataset(path, corpus_dir=corpus)
+    if not dataset.corpus:
+        raise EvaluationSetupError("the dataset has no corpus: pass --corpus DIR with a golden-set file")
+    return dataset, dataset.corpus
+
+
+@dataclass(frozen=True, slots=True)
+class PlatformSession:
+    """The platform ready to be searched in-process: the service, the evaluation index, an event loop."""
+
+    service: SearchService
+    index: str
+    loop: asyncio.AbstractEventLoop
+    embedder: Embedder
+
+
+@contextmanager
+def platform_session(settings: Settings, corpus: Sequence[Document], *, query_cache: bool) -> Iterator[PlatformSession]:
+    """Ingest the corpus (once per corpus) and yield the search service over it; query_cache=False makes every
+    search pay for its own query encoding."""
+    index = ensure_evaluation_index(settings, corpus, create_celery(settings))
+    embedder = build_embedder(settings.embedding)
+    loop = asyncio.new_event_loop()
+    es = build_async_client(settings.elasticsearch)
+    if not query_cache:
+        settings = settings.model_copy(
+            update={"embedding": settings.embedding.model_copy(update={"query_cache_size": 0})})
+    try:
+        yield PlatformSession(build_search_service(settings, es, embedder), index, loop, embedder)
+    finally:
+        loop.run_until_complete(es.close())
+        loop.close()
