@@ -1,0 +1,117 @@
+"""datasets/postgresql-docs: the PostgreSQL manual dev set loads as BEIR and keeps its query rules."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from search_platform.evaluation.datasets import EvalDataset, load_beir_dir
+
+DATASET_DIR = Path(__file__).resolve().parents[2] / "datasets" / "postgresql-docs"
+
+# Identifier-like: snake_case, a long option, a C++/Rust path, a call, a dotted name, or an ALL_CAPS name.
+_IDENTIFIER = re.compile(r"\S*_\S*|\S*--\S*|\S*::\S*|\S*\(\)\S*|\S*[A-Za-z]\.[A-Za-z]\S*|\b[A-Z][A-Z0-9]+\b")
+# A token an exact_match query asks for: anything but a plain lower-case word (PQexec, 40P01, %ROWTYPE, jsonb_set).
+_PLAIN_WORD = re.compile(r"[a-z]+")
+
+
+def identifier_tokens(text: str) -> set[str]:
+    """The identifier-like tokens of a text, as the dev-set rules define them."""
+    return {m.group(0).strip(".,;:'\"()") for m in _IDENTIFIER.finditer(text)} - {""}
+
+
+def exact_targets(text: str) -> list[str]:
+    """What an exact_match query looks up: its non-plain tokens, or the whole query when all words are plain."""
+    tokens = [token for token in text.split() if not _PLAIN_WORD.fullmatch(token)]
+    return tokens or [text]
+
+
+@pytest.fixture(scope="module")
+def dataset() -> EvalDataset:
+    """The committed set, loaded the way `search-platform eval --dataset` loads it."""
+    return load_beir_dir(DATASET_DIR)
+
+
+@pytest.fixture(scope="module")
+def pages(dataset: EvalDataset) -> dict[str, str]:
+    """doc_id -> page text."""
+    assert dataset.corpus is not None
+    return {doc.doc_id: doc.content for doc in dataset.corpus}
+
+
+def primary(relevance: dict[str, int]) -> str:
+    """The one page with the highest grade."""
+    best = max(relevance.values())
+    [doc_id] = [doc_id for doc_id, grade in relevance.items() if grade == best]
+    return doc_id
+
+
+def test_sizes_and_categories(dataset: EvalDataset, pages: dict[str, str]) -> None:
+    assert 300 <= len(pages) <= 600
+    assert 1_500_000 <= sum(len(text) for text in pages.values()) <= 3_000_000
+    assert len(dataset.queries) >= 300
+    assert dataset.dropped_queries == 0
+    counts = Counter(query.category for query in dataset.queries)
+    assert set(counts) == {"exact_match", "conceptual", "mixed"}
+    assert min(counts.values()) >= 90
+
+
+def test_no_man_page_sources_in_the_corpus(pages: dict[str, str]) -> None:
+    # SQL command (sql-*), application (app-*) and SPI/dblink reference pages are man pages; release notes are out.
+    for doc_id in pages:
+        assert not doc_id.startswith(("sql-", "app-", "spi-", "contrib-dblink", "release", "ecpg-sql-")), doc_id
+
+
+def test_every_judged_page_exists_and_each_query_has_one_primary(
+    dataset: EvalDataset, pages: dict[str, str]
+) -> None:
+    for query in dataset.queries:
+        assert set(query.relevance) <= set(pages), query.query_id
+        assert primary(dict(query.relevance)) in pages
+        assert 1 <= len(query.text.split()) <= 12, query.query_id
+
+
+def test_exact_match_identifiers_occur_in_their_page(dataset: EvalDataset, pages: dict[str, str]) -> None:
+    for query in (q for q in dataset.queries if q.category == "exact_match"):
+        page = pages[primary(dict(query.relevance))]
+        for token in exact_targets(query.text):
+            assert token in page, f"{query.query_id}: {token!r} not in its page"
+
+
+def test_conceptual_queries_share_no_identifier_with_their_page(
+    dataset: EvalDataset, pages: dict[str, str]
+) -> None:
+    for query in (q for q in dataset.queries if q.category == "conceptual"):
+        shared = identifier_tokens(query.text) & identifier_tokens(pages[primary(dict(query.relevance))])
+        assert not shared, f"{query.query_id}: {query.text!r} shares {shared}"
+        assert not identifier_tokens(query.text), f"{query.query_id}: {query.text!r} names an identifier"
+
+
+def test_mixed_queries_name_a_term_of_the_page_and_plain_words(
+    dataset: EvalDataset, pages: dict[str, str]
+) -> None:
+    for query in (q for q in dataset.queries if q.category == "mixed"):
+        words = query.text.split()
+        assert 3 <= len(words) <= 12, query.query_id
+        assert sum(bool(re.fullmatch(r"[a-z]{3,}", word)) for word in words) >= 2, query.query_id
+        page = pages[primary(dict(query.relevance))].lower()
+        assert any(not _PLAIN_WORD.fullmatch(word) and word.lower() in page for word in words) or any(
+            word in page for word in words if len(word) >= 5
+        ), query.query_id
+
+
+def test_the_rules_catch_what_they_should() -> None:
+    assert identifier_tokens("use max_wal_size or LC_ALL with pg_read_file() and Vec::retain in os.path") == {
+        "max_wal_size",
+        "LC_ALL",
+        "pg_read_file",
+        "Vec::retain",
+        "os.path",
+    }
+    assert identifier_tokens("make the server keep more transaction log before recycling") == set()
+    assert exact_targets("random_page_cost default") == ["random_page_cost"]
+    assert exact_targets("bit varying") == ["bit varying"]
+    assert exact_targets("IS DISTINCT FROM") == ["IS", "DISTINCT", "FROM"]
