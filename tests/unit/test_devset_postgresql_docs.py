@@ -65,9 +65,7 @@ def test_no_man_page_sources_in_the_corpus(pages: dict[str, str]) -> None:
         assert not doc_id.startswith(("sql-", "app-", "spi-", "contrib-dblink", "release", "ecpg-sql-")), doc_id
 
 
-def test_every_judged_page_exists_and_each_query_has_one_primary(
-    dataset: EvalDataset, pages: dict[str, str]
-) -> None:
+def test_every_judged_page_exists_and_each_query_has_one_primary(dataset: EvalDataset, pages: dict[str, str]) -> None:
     for query in dataset.queries:
         assert set(query.relevance) <= set(pages), query.query_id
         assert primary(dict(query.relevance)) in pages
@@ -81,18 +79,14 @@ def test_exact_match_identifiers_occur_in_their_page(dataset: EvalDataset, pages
             assert token in page, f"{query.query_id}: {token!r} not in its page"
 
 
-def test_conceptual_queries_share_no_identifier_with_their_page(
-    dataset: EvalDataset, pages: dict[str, str]
-) -> None:
+def test_conceptual_queries_share_no_identifier_with_their_page(dataset: EvalDataset, pages: dict[str, str]) -> None:
     for query in (q for q in dataset.queries if q.category == "conceptual"):
         shared = identifier_tokens(query.text) & identifier_tokens(pages[primary(dict(query.relevance))])
         assert not shared, f"{query.query_id}: {query.text!r} shares {shared}"
         assert not identifier_tokens(query.text), f"{query.query_id}: {query.text!r} names an identifier"
 
 
-def test_mixed_queries_name_a_term_of_the_page_and_plain_words(
-    dataset: EvalDataset, pages: dict[str, str]
-) -> None:
+def test_mixed_queries_name_a_term_of_the_page_and_plain_words(dataset: EvalDataset, pages: dict[str, str]) -> None:
     for query in (q for q in dataset.queries if q.category == "mixed"):
         words = query.text.split()
         assert 3 <= len(words) <= 12, query.query_id
