@@ -132,32 +132,33 @@ def is_redirect(path: Path) -> bool:
     return 'http-equiv="refresh"' in head
 
 
+def keep_module_page(module: str, path: Path) -> bool:
+    """Whether a page of one of MODULES is taken (see the module docstring for the reasons)."""
+    kind, _, rest = path.name.partition(".")
+    item = rest.removesuffix(".html")
+    if path.name == "index.html":
+        return True
+    if kind not in {"struct", "enum", "trait", "fn", "macro", "type", "union"}:
+        return False
+    if kind == "macro":  # `macro.x!.html` redirects; outside ptr the module macros are builtin derives
+        return module == "ptr" and not item.endswith("!")
+    if kind == "type":
+        return module in {"io", "fmt", "thread", "sync"}
+    if kind != "struct":
+        return True
+    skipped = (
+        item in SKIP_STRUCTS
+        or (item.startswith("NonZero") and item != "NonZeroUsize")  # 12 near-twins
+        or (item.startswith("Atomic") and item not in KEEP_ATOMICS)  # near-twins
+        or (module == ITER_ADAPTERS_MODULE and item not in ITER_KEEP_STRUCTS)
+    )
+    return not skipped
+
+
 def select_pages(std: Path) -> list[Path]:
-    pages: list[Path] = []
-    for module in MODULES:
-        folder = std / module
-        for path in sorted(folder.glob("*.html")):
-            name = path.name
-            kind, _, rest = name.partition(".")
-            item = rest.removesuffix(".html")
-            if name != "index.html" and kind not in {"struct", "enum", "trait", "fn", "macro", "type", "union"}:
-                continue
-            if kind == "macro" and (item.endswith("!") or module != "ptr"):  # redirects; builtin derive macros
-                continue
-            if kind == "struct" and item.startswith("NonZero") and item != "NonZeroUsize":  # 12 near-twins
-                continue
-            if kind == "struct" and item.startswith("Atomic") and item not in KEEP_ATOMICS:  # near-twins
-                continue
-            if kind == "struct" and item in SKIP_STRUCTS:
-                continue
-            if kind == "struct" and module == ITER_ADAPTERS_MODULE and item not in ITER_KEEP_STRUCTS:
-                continue
-            if kind == "type" and module not in {"io", "fmt", "thread", "sync"}:
-                continue
-            pages.append(path)
-    for path in sorted(std.glob("macro.*.html")):
-        if not path.name.endswith("!.html"):
-            pages.append(path)
+    pages = [path for module in MODULES for path in sorted((std / module).glob("*.html"))
+             if keep_module_page(module, path)]
+    pages.extend(path for path in sorted(std.glob("macro.*.html")) if not path.name.endswith("!.html"))
     pages.extend(std / f"primitive.{name}.html" for name in PRIMITIVES)
     pages.extend(sorted(std.glob("keyword.*.html")))
     return [page for page in pages if not is_redirect(page)]
@@ -290,14 +291,38 @@ def fit(head: str, top: str, entries: list[tuple[str, str]], tail: str) -> str:
     return shorten(text, CAP)
 
 
+def page_entries(main: lxml_html.HtmlElement, *, is_module: bool) -> list[tuple[str, str]]:
+    """A module's item table, or an item's variants, fields, inherent methods and trait-defined items."""
+    if is_module:
+        return module_items(main)
+    entries = variant_entries(main)
+    for container in main.xpath("./div[@id='implementations-list']"):
+        entries.extend(method_entries(container))
+    for heading_id in ("required-associated-types", "provided-associated-types", "required-associated-consts",
+                       "provided-associated-consts", "required-methods", "provided-methods"):
+        for node in section_after(main, heading_id):
+            entries.extend(method_entries(node))
+    return entries
+
+
+def display_title(kind: str, item_path: str) -> tuple[str, str]:
+    """(title, path) as a developer writes them: `std::fs::File`, `std::vec!`, `primitive str`, `keyword move`."""
+    if kind == "Primitive":
+        item_path = item_path.removeprefix("Type ").strip()
+        return f"primitive {item_path}", item_path
+    if kind == "Keyword":
+        return f"keyword {item_path}", item_path
+    if kind == "Macro":
+        return f"{item_path}!", item_path
+    return item_path, item_path
+
+
 def extract(path: Path, std: Path) -> dict[str, str] | None:
     tree = lxml_html.fromstring(path.read_bytes().decode("utf-8"))
     mains = tree.xpath("//section[@id='main-content']")
-    if not mains:
+    if not mains or is_unstable_or_deprecated(mains[0]):
         return None
     main = mains[0]
-    if is_unstable_or_deprecated(main):
-        return None
     kind, item_path = title_of(main)
     if kind in {"Derive", "Attribute"}:  # `Derive Macro std::clone::Clone`: one line each
         return None
@@ -305,29 +330,10 @@ def extract(path: Path, std: Path) -> dict[str, str] | None:
     decl = shorten(render(decl_nodes[0]), DECL_CAP) if decl_nodes else ""
     top_nodes = main.xpath("./details[contains(@class,'top-doc')]/div[contains(@class,'docblock')]")
     top = render(top_nodes[0]) if top_nodes else ""
-    entries: list[tuple[str, str]] = []
-    if path.name == "index.html":
-        entries.extend(module_items(main))
-    else:
-        entries.extend(variant_entries(main))
-        for container_id in ("implementations-list",):
-            for container in main.xpath(f"./div[@id='{container_id}']"):
-                entries.extend(method_entries(container))
-        for heading_id in ("required-associated-types", "provided-associated-types", "required-associated-consts",
-                           "provided-associated-consts", "required-methods", "provided-methods"):
-            for node in section_after(main, heading_id):
-                entries.extend(method_entries(node))
+    entries = page_entries(main, is_module=path.name == "index.html")
     traits = implemented_traits(main)
     tail = ("Implements: " + ", ".join(traits)) if traits else ""
-    if kind == "Primitive":
-        item_path = item_path.removeprefix("Type ").strip()
-        title = f"primitive {item_path}"
-    elif kind == "Keyword":
-        title = f"keyword {item_path}"
-    elif kind == "Macro":
-        title = f"{item_path}!"
-    else:
-        title = item_path
+    title, item_path = display_title(kind, item_path)
     head = f"{kind} {item_path}\n{decl}".strip()
     doc_id = "std/" + path.relative_to(std).as_posix()
     return {"_id": doc_id, "title": title, "text": fit(head, top, entries, tail)}
@@ -352,21 +358,17 @@ def build_corpus(std: Path) -> list[dict[str, str]]:
 
 # ---------------------------------------------------------------- queries
 
-_IDENT_LIKE = re.compile(r"[A-Za-z0-9_:.!()#'-]+")
+# Identifier-like, as all the dev sets define it (snake_case, `--option`, a `::` path, a call, a dotted name between
+# letters, ALL_CAPS), plus the Rust names that rule misses: CamelCase types and traits and `name!` macros.
+_IDENTIFIER = re.compile(r"\S*_\S*|\S*--\S*|\S*::\S*|\S*\(\)\S*|\S*[A-Za-z]\.[A-Za-z]\S*|\b[A-Z][A-Z0-9]+\b")
+_RUST_NAME = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b|\b[a-z_][a-z0-9_]*!")
 
 
 def identifier_tokens(text: str) -> set[str]:
-    """Identifier-like tokens: with `_`, `--`, `::`, `()`, a dot between letters, a `!` macro, or ALL_CAPS/CamelCase."""
-    found: set[str] = set()
-    for token in _IDENT_LIKE.findall(text):
-        token = token.strip(".,:;'()")
-        if not token:
-            continue
-        if ("_" in token or "--" in token or "::" in token or "()" in token or re.search(r"[A-Za-z]\.[A-Za-z]", token)
-                or re.fullmatch(r"[A-Za-z_]\w*!", token) or re.fullmatch(r"[A-Z][A-Z0-9_]{2,}", token)
-                or re.fullmatch(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+", token)):
-            found.add(token.rstrip("!"))
-    return found
+    """The identifier-like tokens of a query (the same rule as tests/unit/test_devset_rust_std.py)."""
+    found = {match.group(0).strip(".,;:'\"()") for match in _IDENTIFIER.finditer(text)}
+    found |= {match.group(0) for match in _RUST_NAME.finditer(text)}
+    return found - {""}
 
 
 def expand_id(short: str) -> str:
@@ -413,40 +415,46 @@ def load_query_source(path: Path) -> list[tuple[str, str, list[str]]]:
     return rows
 
 
+def check_ids(docs: dict[str, dict[str, str]], relevant: list[str]) -> list[str]:
+    problems = [f"unknown document {doc_id}" for doc_id in relevant if doc_id not in docs]
+    if not relevant:
+        problems.append("no relevant document")
+    if len(set(relevant)) != len(relevant):
+        problems.append("repeated document")
+    return problems
+
+
+def check_category(docs: dict[str, dict[str, str]], category: str, text: str, relevant: list[str]) -> list[str]:
+    """The rules of each category, checked against the judged pages (primary first)."""
+    pages = [docs[doc_id]["title"] + "\n" + docs[doc_id]["text"] for doc_id in relevant]
+    if category == "exact_match":
+        terms = identifier_tokens(text) or {text.split(maxsplit=1)[0]}
+        missing = sorted(term for term in terms if not occurs(term, pages[0]))
+        return [f"identifier {missing} not in {relevant[0]}"] if missing else []
+    if category == "conceptual":
+        named = sorted(identifier_tokens(text))
+        return [f"conceptual query names identifiers {named}"] if named else []
+    if category == "mixed":
+        words = text.split()
+        if not 3 <= len(words) <= 12 or not any(re.fullmatch(r"[a-z]{3,}", word) for word in words):
+            return ["mixed query needs 3-12 words, some of them plain"]
+        if not any(names_identifier(text, page) for page in pages):
+            return ["mixed query names no identifier of its pages"]
+        return []
+    return [f"bad category {category!r}"]
+
+
 def validate(docs: dict[str, dict[str, str]], rows: list[tuple[str, str, list[str]]]) -> list[str]:
     errors: list[str] = []
     seen: set[str] = set()
     for index, (category, text, relevant) in enumerate(rows, start=1):
-        where = f"query {index} {text!r}"
-        if category not in CATEGORIES:
-            errors.append(f"{where}: bad category {category!r}")
+        problems = check_ids(docs, relevant)
         if text.lower() in seen:
-            errors.append(f"{where}: duplicate query text")
+            problems.append("duplicate query text")
         seen.add(text.lower())
-        if not relevant:
-            errors.append(f"{where}: no relevant document")
-        for doc_id in relevant:
-            if doc_id not in docs:
-                errors.append(f"{where}: unknown document {doc_id}")
-        if len(set(relevant)) != len(relevant):
-            errors.append(f"{where}: repeated document")
-        if errors and errors[-1].startswith(where):
-            continue
-        primary = docs[relevant[0]]
-        page = primary["title"] + "\n" + primary["text"]
-        if category == "exact_match":
-            terms = identifier_tokens(text) or {text.split()[0]}
-            missing = [t for t in terms if not occurs(t, page)]
-            if missing:
-                errors.append(f"{where}: identifier {missing} not in {relevant[0]}")
-        if category == "conceptual":
-            shared = identifier_tokens(text)
-            if shared:
-                errors.append(f"{where}: conceptual query names identifiers {sorted(shared)}")
-        if category == "mixed":
-            pages = [docs[doc_id]["title"] + "\n" + docs[doc_id]["text"] for doc_id in relevant]
-            if not any(names_identifier(text, candidate) for candidate in pages):
-                errors.append(f"{where}: mixed query names no identifier of its pages")
+        if not problems:
+            problems = check_category(docs, category, text, relevant)
+        errors.extend(f"query {index} {text!r}: {problem}" for problem in problems)
     return errors
 
 
@@ -458,7 +466,8 @@ def main() -> None:
         for doc in corpus:
             handle.write(json.dumps(doc, ensure_ascii=False) + "\n")
     total_chars = sum(len(doc["text"]) for doc in corpus)
-    print(f"corpus: {len(corpus)} documents, {total_chars:,} characters, longest {max(len(d['text']) for d in corpus):,}")
+    longest = max(len(doc["text"]) for doc in corpus)
+    print(f"corpus: {len(corpus)} documents, {total_chars:,} characters, longest {longest:,}")
     source = HERE / "queries.src.tsv"
     if not source.is_file():
         print("no queries.src.tsv yet")

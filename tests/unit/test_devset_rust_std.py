@@ -82,7 +82,7 @@ def test_corpus_is_plain_text(pages: dict[str, str]) -> None:
 
 def test_exact_match_identifiers_occur_in_their_page(dataset: EvalDataset, pages: dict[str, str]) -> None:
     for query in (q for q in dataset.queries if q.category == "exact_match"):
-        wanted = identifier_tokens(query.text) or {query.text.split()[0]}
+        wanted = identifier_tokens(query.text) or {query.text.split(maxsplit=1)[0]}
         page = pages[primary(dict(query.relevance))]
         for token in wanted:
             assert occurs(token, page), f"{query.query_id}: {token!r} not in its page"
