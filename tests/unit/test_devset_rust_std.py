@@ -70,6 +70,7 @@ def test_every_judged_page_exists_and_each_query_has_one_primary(
     dataset: EvalDataset, pages: dict[str, str]
 ) -> None:
     assert len({query.text.lower() for query in dataset.queries}) == len(dataset.queries)
+    assert all(1 <= len(query.text.split()) <= 12 for query in dataset.queries)
     for query in dataset.queries:
         assert set(query.relevance) <= set(pages), query.query_id
         assert primary(dict(query.relevance)) in pages
