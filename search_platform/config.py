@@ -70,8 +70,9 @@ class RedisSettings(BaseModel):
     url: str = "redis://127.0.0.1:6379/0"
     job_ttl_s: Annotated[int, Field(ge=60)] = 7 * 24 * 3600
     # a task taken but not acked (its worker died) goes back to the queue after this long; it must outlast
-    # the longest retry countdown, or a waiting retry would be delivered twice
-    visibility_timeout_s: Annotated[int, Field(ge=1)] = 3600
+    # the longest retry countdown and a batch's time limit, or a waiting or running batch would be delivered twice.
+    # With the defaults a batch of a SIGKILLed worker is redelivered within 240 s + one sweep (<= 10 s).
+    visibility_timeout_s: Annotated[int, Field(ge=1)] = 240
 
 
 class EmbeddingSettings(BaseModel):
@@ -103,6 +104,9 @@ class ChunkingSettings(BaseModel):
         return self
 
 
+FusionName = Literal["rrf", "weighted_rrf", "convex", "dbsf", "routed"]  # the keys of FUSERS (a unit test checks)
+
+
 class RetrievalSettings(BaseModel):
     """Defaults for the query path; every request may override the k's within the limits."""
 
@@ -112,7 +116,16 @@ class RetrievalSettings(BaseModel):
     leg_timeout_s: Annotated[float, Field(gt=0)] = 10.0
     num_candidates_factor: Annotated[float, Field(ge=1)] = 2.0
     min_num_candidates: Annotated[int, Field(ge=1, le=10000)] = 100
-    title_boost: Annotated[float, Field(ge=0)] = 0.5
+    # BM25 fields and their boosts, per record kind: chunks (passages) and whole documents (document-level BM25)
+    chunk_fields: dict[str, Annotated[float, Field(ge=0)]] = Field(
+        default_factory=lambda: {"text": 1.0, "title": 0.5})
+    document_fields: dict[str, Annotated[float, Field(ge=0)]] = Field(
+        default_factory=lambda: {"body": 1.0, "title": 0.5})
+    # grouped by document, the BM25 leg scores whole documents ("document") or their best chunk ("chunk")
+    lexical_unit: Literal["chunk", "document"] = "document"
+    fusion: FusionName = "rrf"
+    bm25_weight: Annotated[float, Field(ge=0)] = 1.0  # the legs' weights in weighted fusion (weighted_rrf, dbsf)
+    dense_weight: Annotated[float, Field(ge=0)] = 1.0
     tech_boost: Annotated[float, Field(ge=0)] = 1.0
     # a query of at most this many words is an identifier lookup: its plain words also match identifier parts in
     # `tech` (a bare `copyfile` finds `shutil.copyfile`); 0: never (benchmarks/tech_field.py measures it)
@@ -165,6 +178,10 @@ class IngestionSettings(BaseModel):
     worker_concurrency: Annotated[int, Field(ge=1)] = 1
     bulk_mode_min_documents: Annotated[int, Field(ge=0)] = 1000  # jobs this big load with refresh off; 0: never
     bulk_mode_zero_replicas: bool = False  # bulk mode also drops replicas (restored, then re-copied, afterwards)
+    max_chunks_per_document: Annotated[int, Field(ge=1)] = 1000  # a document with more fails alone, with a reason
+    max_batch_bytes: Annotated[int, Field(ge=1)] = 200_000  # a batch also ends before its content passes this
+    task_time_limit_s: Annotated[int, Field(ge=0)] = 180  # a longer batch is stopped and fails (resumable); 0: none
+    max_inflight_batches_per_tenant: Annotated[int, Field(ge=0)] = 2  # per-tenant lanes (ingestion/lanes.py); 0: off
 
 
 class ServiceSettings(BaseModel):
@@ -188,7 +205,6 @@ class AuthSettings(BaseModel):
     rate_limit_prefix: str = "sp:ratelimit"
 
 
-FusionName = Literal["rrf", "weighted_rrf", "convex", "dbsf", "routed"]  # the keys of FUSERS (a unit test checks)
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 
 
@@ -345,6 +361,9 @@ class Settings(BaseSettings):
         if self.redis.visibility_timeout_s <= self.ingestion.task_backoff_max_s:
             raise ValueError("redis.visibility_timeout_s must exceed ingestion.task_backoff_max_s, or a retry "
                              "waiting for its countdown is redelivered to a second worker")
+        if self.redis.visibility_timeout_s <= self.ingestion.task_time_limit_s:  # 0 (no limit) always passes
+            raise ValueError("redis.visibility_timeout_s must exceed ingestion.task_time_limit_s, or a batch still "
+                             "running is redelivered to a second worker")
         return self
 
 

@@ -192,12 +192,13 @@ def evaluate(
 
 @app.command()
 def tune(
-    dataset: Annotated[Path, typer.Option(exists=True, help="Golden-set JSON file or BEIR-format directory.")],
+    dataset: Annotated[list[Path], typer.Option(exists=True, help="Golden-set JSON file or BEIR-format directory; "
+                                                                  "repeat for every dev set.")],
     corpus: Annotated[Path | None, typer.Option(help="Corpus directory for a golden-set file.")] = None,
     out: Annotated[Path | None, typer.Option(help="Markdown report (JSON next to it); default "
-                                                  "benchmarks/tuning/<dataset>.md.")] = None,
+                                                  "benchmarks/reports/tuning-dev-sets.md.")] = None,
 ) -> None:
-    """Sweep hybrid fusion parameters on a dataset and report each one's quality; defaults are not changed."""
+    """Run the sweep of search configurations on every dataset and report macro nDCG@10; defaults are not changed."""
     from search_platform.cli.tune import run_tune
     from search_platform.domain.errors import SearchPlatformError
 
@@ -208,8 +209,8 @@ def tune(
         console.print(str(error), style="red", markup=False)
         raise typer.Exit(1) from error
     best = report.best()
-    console.print(f"best: {best.config.label} nDCG@10 {best.ndcg:.3f} "
-                  f"(default {report.baseline}: {report.row(report.baseline).ndcg:.3f})")
+    console.print(f"best: {best.config.label} macro nDCG@10 {best.macro:.3f} "
+                  f"(default: {report.row(report.baseline).macro:.3f})")
     for path in paths:
         console.print(f"wrote {path}")
 

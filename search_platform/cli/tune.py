@@ -1,42 +1,58 @@
-"""The `tune` command's work: sweep fusion parameters of hybrid mode on a dataset and write the tables."""
+"""The `tune` command's work: run the sweep of search configurations on every given dataset and write the macro
+report (Markdown and JSON); defaults are chosen from it by hand, never changed by it."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 
 from search_platform.config import Settings
-from search_platform.domain.models import SearchMode
+from search_platform.evaluation.datasets import EvalDataset
+from search_platform.evaluation.dev_grid import BASELINE, default_grid
+from search_platform.evaluation.macro_tuning import (
+    MacroReport,
+    SweepConfig,
+    render_markdown,
+    report_to_dict,
+    run_macro_sweep,
+)
 from search_platform.evaluation.platform import PlatformSystem
-from search_platform.evaluation.session import load_eval_dataset, platform_session
-from search_platform.evaluation.tuning import TuningConfig, TuningReport, default_grid, rrf_label, run_sweep
-from search_platform.evaluation.tuning_report import write_tuning_reports
+from search_platform.evaluation.session import PlatformSession, load_eval_dataset, platform_session
 
-DEFAULT_TUNING_DIR = Path("benchmarks/tuning")
+DEFAULT_OUT = Path("benchmarks/reports/tuning-dev-sets.md")
 
 
-def default_out(dataset: Path) -> Path:
-    """benchmarks/tuning/<dataset name>.md."""
-    return DEFAULT_TUNING_DIR / f"{dataset.stem}.md"
-
-
-def command_line(dataset: Path, corpus: Path | None, out: Path) -> str:
+def command_line(datasets: Sequence[Path], corpus: Path | None, out: Path) -> str:
     """The command that reproduces a report, quoted in it."""
+    parts = " ".join(f"--dataset {path}" for path in datasets)
     corpus_part = f" --corpus {corpus}" if corpus else ""
-    return f"search-platform tune --dataset {dataset}{corpus_part} --out {out}"
+    return f"search-platform tune {parts}{corpus_part} --out {out}"
 
 
-def run_tune(settings: Settings, dataset_path: Path, corpus_dir: Path | None,
-             out: Path | None = None) -> tuple[TuningReport, list[Path]]:
-    """Ingest (once per corpus), run the grid with the query-embedding cache on, write Markdown and JSON."""
-    dataset, corpus = load_eval_dataset(dataset_path, corpus_dir)
-    retrieval = settings.retrieval
-    grid = default_grid(rrf_k=retrieval.rrf_k, candidate_k=retrieval.candidate_k)
-    with platform_session(settings, corpus, query_cache=True) as session:
+def _sessions(stack: ExitStack, settings: Settings, loaded: Sequence[EvalDataset]) -> Iterator[PlatformSession]:
+    for dataset in loaded:
+        assert dataset.corpus is not None
+        yield stack.enter_context(platform_session(settings, dataset.corpus, query_cache=True))
 
-        def system_for(config: TuningConfig) -> PlatformSystem:
-            return PlatformSystem(SearchMode.HYBRID, session.service, session.index, session.loop,
+
+def run_tune(settings: Settings, datasets: Sequence[Path], corpus_dir: Path | None,
+             out: Path | None = None) -> tuple[MacroReport, list[Path]]:
+    """Ingest each dataset's corpus (once per corpus), run the grid on all of them, write Markdown and JSON."""
+    loaded = [load_eval_dataset(path, corpus_dir if path.is_file() else None)[0] for path in datasets]
+    with ExitStack() as stack:
+        sessions = dict(zip((d.name for d in loaded), _sessions(stack, settings, loaded), strict=True))
+
+        def system_for(dataset: EvalDataset, config: SweepConfig) -> PlatformSystem:
+            session = sessions[dataset.name]
+            return PlatformSystem(config.mode, session.service_with(config.retrieval), session.index, session.loop,
                                   params=config.params, label=config.label)
 
-        report = run_sweep(dataset, grid, system_for, baseline=rrf_label(retrieval.rrf_k, retrieval.candidate_k))
-    markdown = out or default_out(dataset_path)
-    return report, write_tuning_reports(report, markdown, command=command_line(dataset_path, corpus_dir, markdown))
+        report = run_macro_sweep(loaded, default_grid(settings.retrieval), system_for, baseline=BASELINE)
+    markdown = out or DEFAULT_OUT
+    markdown.parent.mkdir(parents=True, exist_ok=True)
+    markdown.write_text(render_markdown(report, command=command_line(datasets, corpus_dir, markdown)))
+    json_path = markdown.with_suffix(".json")
+    json_path.write_text(json.dumps(report_to_dict(report), indent=2) + "\n")
+    return report, [markdown, json_path]

@@ -44,6 +44,10 @@ class IndexMissingError(BackendError):
     """The index or alias does not exist."""
 
 
+class IndexOutdatedError(BackendError):
+    """The alias points at an index of an older mapping version: it needs `search-platform reindex` first."""
+
+
 class IndexForbiddenError(BackendError):
     """Elasticsearch refuses the platform's credentials access to the index (outside its role)."""
 

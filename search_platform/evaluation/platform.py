@@ -18,7 +18,7 @@ from search_platform.backends.elasticsearch.client import build_client
 from search_platform.backends.elasticsearch.mappings import MAPPING_VERSION, delete_index
 from search_platform.config import Settings
 from search_platform.domain.errors import SearchPlatformError
-from search_platform.domain.models import Document, SearchMode
+from search_platform.domain.models import Document, GroupBy, SearchMode
 from search_platform.evaluation.runner import RankedDoc
 from search_platform.ingestion.jobs import JobState, JobStore, submit, wait_for
 from search_platform.ingestion.queue import enqueue_batch
@@ -94,9 +94,9 @@ class PlatformSystem:
         return self.label or self.mode.value
 
     def search(self, query: str, *, top_k: int) -> list[RankedDoc]:
-        """Chunk hits, deep enough that top_k distinct documents survive the collapse."""
+        """Document hits (each a document's passage), fused per document: the harness scores documents."""
         depth = max(top_k, self.chunk_k)
-        params = SearchParams(**{"query": query, "mode": self.mode, "top_k": depth, "candidate_k": depth,
-                                 "index": self.index, **self.params})
+        params = SearchParams(**{"query": query, "mode": self.mode, "top_k": depth,
+                                 "index": self.index, "group_by": GroupBy.DOCUMENT, **self.params})
         _, result = self.loop.run_until_complete(self.service.search(params))
         return [RankedDoc(doc_id=str(hit.source["doc_id"]), score=hit.score) for hit in result.hits]

@@ -4,10 +4,14 @@ through Celery, the same SearchService the API uses over it, and an event loop t
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Sequence
+import json
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from elasticsearch import AsyncElasticsearch
 
 from search_platform.backends.elasticsearch.client import build_async_client
 from search_platform.config import Settings
@@ -29,7 +33,7 @@ def load_eval_dataset(path: Path, corpus: Path | None) -> tuple[EvalDataset, Seq
     return dataset, dataset.corpus
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PlatformSession:
     """The platform ready to be searched in-process: the service, the evaluation index, an event loop."""
 
@@ -37,6 +41,23 @@ class PlatformSession:
     index: str
     loop: asyncio.AbstractEventLoop
     embedder: Embedder
+    settings: Settings | None = None
+    es: AsyncElasticsearch | None = None
+    _variants: dict[str, SearchService] = field(default_factory=dict)
+
+    def service_with(self, retrieval: Mapping[str, Any]) -> SearchService:
+        """A search service over the same index whose retrieval settings differ by `retrieval` (query-time
+        settings only: fields, boosts, lexical unit, fusion defaults); built once per distinct override."""
+        if not retrieval:
+            return self.service
+        if self.settings is None or self.es is None:
+            raise ValueError("this session cannot build variants: it has no settings or client")
+        key = json.dumps(retrieval, sort_keys=True, default=str)
+        if key not in self._variants:
+            changed = self.settings.retrieval.model_copy(update=dict(retrieval))
+            variant = self.settings.model_copy(update={"retrieval": type(changed).model_validate(changed.model_dump())})
+            self._variants[key] = build_search_service(variant, self.es, self.embedder)
+        return self._variants[key]
 
 
 @contextmanager
@@ -51,7 +72,7 @@ def platform_session(settings: Settings, corpus: Sequence[Document], *, query_ca
         settings = settings.model_copy(
             update={"embedding": settings.embedding.model_copy(update={"query_cache_size": 0})})
     try:
-        yield PlatformSession(build_search_service(settings, es, embedder), index, loop, embedder)
+        yield PlatformSession(build_search_service(settings, es, embedder), index, loop, embedder, settings, es)
     finally:
         loop.run_until_complete(es.close())
         loop.close()

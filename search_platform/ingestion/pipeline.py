@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
+from search_platform.backends.elasticsearch.mappings import RecordKind, document_record_id
 from search_platform.config import ChunkingSettings
 from search_platform.domain.errors import InvalidDocumentError
 from search_platform.domain.models import Chunk, Document
@@ -65,6 +66,11 @@ def chunk_id_for(*, tenant: str, doc_id: str, chunk_index: int, text_hash: str) 
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:40]
 
 
+def document_body(document: Document) -> str:
+    """The document's whole text as its chunks see it (parsed, markup gone), for document-level BM25."""
+    return "\n".join(block.text for block in parse_blocks(document.content, document.content_type))
+
+
 def chunk_document(
     document: Document, *, chunking: ChunkingSettings, count_tokens: Callable[[str], int]
 ) -> list[Chunk]:
@@ -113,16 +119,43 @@ def embed_chunks(chunks: Sequence[Chunk], embedder: Embedder) -> list[list[float
     return embedder.embed_documents([embedding_text(chunk) for chunk in chunks])
 
 
+def document_action(document: Document, chunks: Sequence[Chunk], *, index: str, indexed_at: datetime
+                    ) -> dict[str, Any]:
+    """The bulk `index` action of a document's own record: its whole text (document-level BM25) and its original
+    content (what re-embedding needs), no vector."""
+    return {
+        "_op_type": "index",
+        "_index": index,
+        "_id": document_record_id(tenant=document.tenant, doc_id=document.doc_id),
+        "_source": {
+            "kind": RecordKind.DOCUMENT.value,
+            "doc_id": document.doc_id,
+            "chunk_count": len(chunks),
+            "content_hash": content_hash(document.content),
+            "title": chunks[0].title if chunks else document.title,
+            "body": document_body(document),
+            "content": document.content,
+            "content_type": document.content_type.value,
+            "source": document.source,
+            "tags": list(document.tags),
+            "lang": document.lang,
+            "tenant": document.tenant,
+            "indexed_at": indexed_at.isoformat(),
+        },
+    }
+
+
 def index_actions(
     chunks: Sequence[Chunk], vectors: Sequence[list[float]], *, index: str, indexed_at: datetime
 ) -> Iterator[dict[str, Any]]:
-    """Bulk `index` actions with deterministic ids."""
+    """Bulk `index` actions of chunks with deterministic ids."""
     for chunk, vector in zip(chunks, vectors, strict=True):
         yield {
             "_op_type": "index",
             "_index": index,
             "_id": chunk.chunk_id,
             "_source": {
+                "kind": RecordKind.CHUNK.value,
                 "doc_id": chunk.doc_id,
                 "chunk_index": chunk.chunk_index,
                 "content_hash": chunk.content_hash,

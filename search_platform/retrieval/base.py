@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from search_platform.domain.models import Filters, Leg, RankedHit, RankedList
+from search_platform.domain.models import Filters, GroupBy, Leg, RankedHit, RankedList
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +18,7 @@ class LegRequest:
     candidate_k: int
     filters: Filters = Filters()
     tech_boost: float | None = None  # BM25 only: the `tech` clause boost; None: the leg's configured one
+    unit: GroupBy = GroupBy.CHUNK  # what the results will be: a leg may score whole documents for GroupBy.DOCUMENT
 
 
 class Retriever(Protocol):

@@ -8,9 +8,10 @@ from elasticsearch import AsyncElasticsearch
 
 from search_platform.backends.elasticsearch.errors import async_translated_errors
 from search_platform.backends.elasticsearch.filters import filter_clauses
+from search_platform.backends.elasticsearch.mappings import RecordKind
 from search_platform.backends.elasticsearch.queries import bm25_body
 from search_platform.config import RetrievalSettings
-from search_platform.domain.models import Leg, RankedList
+from search_platform.domain.models import GroupBy, Leg, RankedList
 from search_platform.retrieval.base import LegRequest, ranked_list_from_response
 from search_platform.text.tokenizer import technical_query
 
@@ -25,13 +26,16 @@ class BM25Retriever:
         self._settings = settings
 
     async def retrieve(self, request: LegRequest) -> RankedList:
-        """Search and rank."""
+        """Search and rank: chunks, or whole documents when the results are documents and the lexical unit is
+        the document."""
+        documents = request.unit is GroupBy.DOCUMENT and self._settings.lexical_unit == "document"
         body = bm25_body(
             request.text,
-            tech_query=technical_query(request.text, plain_words=self._is_lookup(request.text)),
+            fields=self._settings.document_fields if documents else self._settings.chunk_fields,
+            kind=RecordKind.DOCUMENT if documents else RecordKind.CHUNK,
+            tech_query="" if documents else technical_query(request.text, plain_words=self._is_lookup(request.text)),
             candidate_k=request.candidate_k,
             filters=filter_clauses(request.filters),
-            title_boost=self._settings.title_boost,
             tech_boost=self._settings.tech_boost if request.tech_boost is None else request.tech_boost,
         )
         started = time.perf_counter()

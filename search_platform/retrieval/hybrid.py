@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from search_platform.domain.errors import BackendError, BackendUnavailableError, IndexMissingError
 from search_platform.domain.models import (
+    ChunkRef,
     Filters,
     FusedHit,
     GroupBy,
@@ -28,8 +29,9 @@ from search_platform.retrieval.fusion import (
     FusionParams,
     Normalization,
 )
-from search_platform.retrieval.grouping import group_by_document
+from search_platform.retrieval.grouping import documents_of, group_by_document
 from search_platform.retrieval.highlight import Highlighter
+from search_platform.retrieval.passages import Passage, PassageFinder
 from search_platform.retrieval.rerank import RerankOutcome, RerankStage
 from search_platform.retrieval.routing import Route
 from search_platform.retrieval.snippets import best_snippet
@@ -85,8 +87,9 @@ class HybridSearcher:
 
     def __init__(self, retrievers: dict[Leg, Retriever], fusers: dict[str, FuseFn] | None = None, *,
                  rerank_stage: RerankStage | None = None, highlighter: Highlighter | None = None,
-                 leg_timeout_s: float = 10.0) -> None:
+                 passage_finder: PassageFinder | None = None, leg_timeout_s: float = 10.0) -> None:
         self._retrievers = retrievers
+        self._passage_finder = passage_finder
         self._leg_timeout_s = leg_timeout_s
         self._highlighter = highlighter
         self._fusers = fusers if fusers is not None else FUSERS
@@ -104,20 +107,30 @@ class HybridSearcher:
 
     async def search(self, request: SearchRequest) -> SearchResult:
         """Run the mode's legs in parallel, fuse (hybrid) or pass through (single leg), rerank when asked, cut to
-        the window, group, page, and add snippets to the page's hits."""
+        the window, group, page, and add passages and snippets to the page's hits.
+
+        Grouped by document, each leg's list is collapsed to documents before fusion (a document is fused once,
+        at its best chunk's rank in each leg), and the BM25 leg may score whole documents."""
         started = time.perf_counter()
+        by_document = request.group_by is GroupBy.DOCUMENT
         leg_request = LegRequest(text=request.query, index=request.index, candidate_k=request.candidate_k,
-                                 filters=request.filters, tech_boost=request.tech_boost)
+                                 filters=request.filters, tech_boost=request.tech_boost, unit=request.group_by)
         lists, degraded_reason = await self._run_legs(MODE_LEGS[request.mode], leg_request)
+        fusion_lists = [documents_of(ranked) for ranked in lists] if by_document else lists
         if request.mode is SearchMode.HYBRID:
-            fused = self._fusers[request.fusion](lists, request.fusion_params())
+            fused = self._fusers[request.fusion](fusion_lists, request.fusion_params())
         else:
-            fused = single_leg_hits(lists[0])
+            fused = single_leg_hits(fusion_lists[0])
         reranked = await self._reranked(request, fused)
-        in_window = window_hits(reranked.hits, window=request.fusion_window, group_by=request.group_by)
-        page = page_hits(in_window, page=request.page, page_size=request.top_k)
-        if request.highlight:
-            page = await self._highlighted(request, page)
+        if by_document:
+            in_window = list(reranked.hits[: request.fusion_window])
+            page = await self._with_passages(request, page_hits(in_window, page=request.page,
+                                                                 page_size=request.top_k))
+        else:
+            in_window = window_hits(reranked.hits, window=request.fusion_window, group_by=request.group_by)
+            page = page_hits(in_window, page=request.page, page_size=request.top_k)
+            if request.highlight:
+                page = await self._highlighted(request, page)
         return SearchResult(
             mode=request.mode,
             hits=tuple(page),
@@ -129,6 +142,16 @@ class HybridSearcher:
             degraded_reason=degraded_reason,
             leg_hit_ids={ranked.leg: tuple(hit.chunk_id for hit in ranked.hits) for ranked in lists},
         )
+
+    async def _with_passages(self, request: SearchRequest, page: list[FusedHit]) -> list[FusedHit]:
+        """Document hits as their passage: the best lexically matching chunk of the document (with highlights),
+        else the best chunk a leg found (with a client-side snippet)."""
+        found: Mapping[str, Passage] = {}
+        if self._passage_finder is not None and page:
+            doc_ids = list(dict.fromkeys(str(hit.source.get("doc_id", "")) for hit in page))
+            found = await self._passage_finder.passages(request.query, index=request.index, doc_ids=doc_ids,
+                                                        filters=request.filters)
+        return [with_passage(hit, found.get(str(hit.source.get("doc_id", ""))), request.query) for hit in page]
 
     async def _run_legs(self, legs: Sequence[Leg], request: LegRequest) -> tuple[list[RankedList], str | None]:
         """Run legs concurrently, each within the leg timeout; if some fail with a backend error but one answers,
@@ -184,6 +207,20 @@ def with_snippet(hit: FusedHit, query: str) -> FusedHit:
         return replace(hit, snippet_source=SnippetSource.BM25)
     snippet = best_snippet(str(hit.source.get("text", "")), query)
     return replace(hit, highlights=(snippet,) if snippet else (), snippet_source=SnippetSource.DENSE)
+
+
+def with_passage(hit: FusedHit, passage: Passage | None, query: str) -> FusedHit:
+    """A document hit shown as its passage (when one matched) or as the best chunk a leg found; its `chunks` name
+    the chunk shown."""
+    if passage is not None:
+        shown = replace(hit, chunk_id=passage.chunk_id, source=dict(passage.source), highlights=passage.highlights)
+    else:
+        source = {key: value for key, value in hit.source.items() if key != "chunk_id"}
+        shown = replace(hit, chunk_id=str(hit.source.get("chunk_id", hit.chunk_id)), source=source)
+    shown = with_snippet(shown, query)
+    chunk = ChunkRef(chunk_id=shown.chunk_id, chunk_index=int(shown.source.get("chunk_index", 0)), rank=hit.rank,
+                     score=hit.score)
+    return replace(shown, chunks=(chunk,))
 
 
 def single_leg_hits(ranked: RankedList) -> list[FusedHit]:

@@ -22,6 +22,7 @@ from search_platform.retrieval.bm25 import BM25Retriever
 from search_platform.retrieval.dense import DenseRetriever
 from search_platform.retrieval.highlight import ElasticsearchHighlighter
 from search_platform.retrieval.hybrid import HybridSearcher
+from search_platform.retrieval.passages import ElasticsearchPassageFinder
 from search_platform.retrieval.query_cache import RedisQueryCache, model_fingerprint
 from search_platform.retrieval.query_encoder import QueryEncoder
 from search_platform.retrieval.rerank import build_rerank_stage
@@ -60,6 +61,7 @@ def build_search_service(settings: Settings, es: AsyncElasticsearch, embedder: E
         },
         rerank_stage=build_rerank_stage(settings.rerank),
         highlighter=ElasticsearchHighlighter(es),
+        passage_finder=ElasticsearchPassageFinder(es),
         leg_timeout_s=settings.retrieval.leg_timeout_s,
     )
     return SearchService(searcher, settings.retrieval, default_index=settings.elasticsearch.index_alias,

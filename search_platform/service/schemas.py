@@ -72,7 +72,8 @@ class SearchBody(BaseModel):
     rrf_k: int | None = Field(default=None, ge=1, le=100_000, description="RRF constant: 1/(rrf_k + rank).")
     filters: FiltersBody = Field(default_factory=FiltersBody)
     index: str | None = Field(default=None, pattern=INDEX_NAME, description="Alias to search (default: settings).")
-    fusion: Fusion = Field(default="rrf", description="How hybrid mode fuses the legs (ignored by one-leg modes); "
+    fusion: Fusion | None = Field(default=None, description="How hybrid mode fuses the legs (ignored by one-leg "
+                                                            "modes; default: settings.retrieval.fusion); "
                                                       "routed: weighted RRF with weights picked by the query's type "
                                                       "(lexical, semantic or mixed), weights not sent.")
     weights: WeightsBody | None = Field(default=None, description="weighted_rrf, dbsf: w_leg per leg.")

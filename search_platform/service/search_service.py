@@ -39,8 +39,8 @@ class SearchParams:
     rrf_k: int | None = None
     filters: Filters = Filters()
     index: str | None = None
-    fusion: str = "rrf"
-    weights: Mapping[Leg, float] | None = None
+    fusion: str | None = None  # None: settings.fusion
+    weights: Mapping[Leg, float] | None = None  # None: settings.bm25_weight / dense_weight
     alpha: float | None = None
     normalization: Normalization | None = None
     rerank: bool | None = None
@@ -56,6 +56,7 @@ class SearchService:
         self._settings = settings
         self._default_index = default_index
         self._rerank_by_default = rerank_by_default
+        self._default_weights = {Leg.BM25: settings.bm25_weight, Leg.DENSE: settings.dense_weight}
 
     def resolve(self, params: SearchParams) -> SearchRequest:
         """Apply defaults and limits; raise InvalidQueryError naming the bad parameter."""
@@ -71,8 +72,9 @@ class SearchService:
             raise InvalidQueryError(f"candidate_k must be at most {limits.max_candidate_k}")
         if candidate_k < top_k and params.mode is not SearchMode.HYBRID:
             raise InvalidQueryError(f"candidate_k ({candidate_k}) must be at least top_k ({top_k}) for one leg")
-        fusion = self._checked_fusion(params.fusion)
-        route, weights = routed_weights(fusion, query, checked_weights(params.weights))
+        fusion = self._checked_fusion(params.fusion or limits.fusion)
+        sent_weights = params.weights if params.weights is not None or fusion == ROUTED else self._default_weights
+        route, weights = routed_weights(fusion, query, checked_weights(sent_weights))
         return SearchRequest(
             query=query,
             mode=params.mode,

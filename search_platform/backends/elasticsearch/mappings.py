@@ -1,25 +1,57 @@
-"""Chunk index settings and mappings, versioned index names behind an alias."""
+"""Chunk index settings and mappings, versioned index names behind an alias.
+
+One index holds two kinds of record: a `chunk` per passage (BM25 fields and the embedding) and a `document` per
+ingested document (its whole text for document-level BM25, and what re-embedding needs). Prose fields are analysed
+in English by the project's analysis plugin (plugins/analysis), with an unstemmed `exact` and an identifier-aware
+`ident` sub-field beside them.
+"""
 
 from __future__ import annotations
 
+import enum
+import hashlib
 from typing import Any
 
 from elasticsearch import Elasticsearch
 
 from search_platform.backends.elasticsearch.errors import translated_errors
 from search_platform.config import ElasticsearchSettings
+from search_platform.domain.errors import IndexOutdatedError
 
-MAPPING_VERSION = 1
+MAPPING_VERSION = 2
 SIMILARITY = "sp_bm25"
+ENGLISH_ANALYZER = "standard"  # TEMP until the plugin is installed: "sp_english"  # standard tokens, possessives, lowercase, English stop words, Porter stems
+IDENTIFIER_ANALYZER = "standard"  # TEMP: "sp_identifier"  # --options, dotted.names, snake_case kept whole, plus their parts
+EXACT_ANALYZER = "standard"
+
+
+class RecordKind(enum.StrEnum):
+    """What one record of the chunk index is."""
+
+    CHUNK = "chunk"
+    DOCUMENT = "document"
+
+
+def document_record_id(*, tenant: str, doc_id: str) -> str:
+    """Deterministic id of a document's own record: one per (tenant, doc_id), never a chunk's id."""
+    key = f"{tenant}\x1f{doc_id}\x1fdocument"
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:40]
 
 
 def versioned_index_name(alias: str, version: int = MAPPING_VERSION) -> str:
-    """The concrete index an alias points to, e.g. sp-chunks-v1."""
+    """The concrete index an alias points to, e.g. sp-chunks-v2."""
     return f"{alias}-v{version}"
 
 
-def _text(**extra: Any) -> dict[str, Any]:
-    return {"type": "text", "analyzer": "standard", "similarity": SIMILARITY, **extra}
+def _plain_text(analyzer: str) -> dict[str, Any]:
+    return {"type": "text", "analyzer": analyzer, "similarity": SIMILARITY}
+
+
+def _prose(**extra: Any) -> dict[str, Any]:
+    """A prose field: English analysis, with `exact` (unstemmed) and `ident` (identifier-aware) sub-fields."""
+    subfields = {"exact": _plain_text(EXACT_ANALYZER), "ident": _plain_text(IDENTIFIER_ANALYZER),
+                 **extra.pop("fields", {})}
+    return {**_plain_text(ENGLISH_ANALYZER), "fields": subfields, **extra}
 
 
 def index_body(settings: ElasticsearchSettings, *, dims: int) -> dict[str, Any]:
@@ -34,13 +66,18 @@ def index_body(settings: ElasticsearchSettings, *, dims: int) -> dict[str, Any]:
             "dynamic": "strict",
             "_source": {"excludes": ["embedding"]},
             "properties": {
+                "kind": {"type": "keyword"},
                 "doc_id": {"type": "keyword"},
                 "chunk_index": {"type": "integer"},
+                "chunk_count": {"type": "integer"},
                 "content_hash": {"type": "keyword"},
-                "text": _text(),
-                "title": _text(fields={"keyword": {"type": "keyword", "ignore_above": 512}}),
-                "section": _text(),
-                "tech": _text(),
+                "text": _prose(),
+                "title": _prose(fields={"keyword": {"type": "keyword", "ignore_above": 512}}),
+                "section": _prose(),
+                "body": _prose(),
+                "tech": _plain_text(EXACT_ANALYZER),
+                "content": {"type": "text", "index": False},
+                "content_type": {"type": "keyword"},
                 "source": {"type": "keyword"},
                 "tags": {"type": "keyword"},
                 "lang": {"type": "keyword"},
@@ -66,9 +103,15 @@ def _vector_index_options(settings: ElasticsearchSettings) -> dict[str, Any]:
 
 
 def ensure_index(client: Elasticsearch, settings: ElasticsearchSettings, *, alias: str, dims: int) -> str:
-    """Create the versioned index behind alias if the alias is missing; return the alias."""
+    """Create the versioned index behind alias if the alias is missing; return the alias. An alias in front of an
+    older mapping version raises IndexOutdatedError (its records lack fields this version writes)."""
     with translated_errors():
         if client.indices.exists_alias(name=alias):
+            outdated = [index for index in client.indices.get_alias(name=alias) if not is_current(index, alias)]
+            if outdated:
+                raise IndexOutdatedError(
+                    f"{alias} points at {', '.join(sorted(outdated))}, not at mapping version {MAPPING_VERSION} "
+                    f"({versioned_index_name(alias)}): run `search-platform reindex --alias {alias}`", 409)
             return alias
         index = versioned_index_name(alias)
         body = index_body(settings, dims=dims)
@@ -78,6 +121,12 @@ def ensure_index(client: Elasticsearch, settings: ElasticsearchSettings, *, alia
             )
         client.indices.put_alias(index=index, name=alias, is_write_index=True)
     return alias
+
+
+def is_current(index: str, alias: str) -> bool:
+    """Whether a concrete index behind alias has this mapping version (the reindex command may add a suffix)."""
+    current = versioned_index_name(alias)
+    return index == current or index.startswith(f"{current}-")
 
 
 def swap_alias(client: Elasticsearch, *, alias: str, new_index: str) -> None:

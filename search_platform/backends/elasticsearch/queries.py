@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+from search_platform.backends.elasticsearch.mappings import RecordKind
 
 SOURCE_FIELDS: tuple[str, ...] = (
     "doc_id",
@@ -29,27 +32,55 @@ HIGHLIGHT: dict[str, Any] = {
 def bm25_body(
     query: str,
     *,
+    fields: Mapping[str, float],
+    kind: RecordKind,
     tech_query: str,
     candidate_k: int,
     filters: list[dict[str, Any]],
-    title_boost: float,
     tech_boost: float,
 ) -> dict[str, Any]:
-    """BM25 over text and title, plus the technical-terms field when the query has technical terms and tech_boost
-    > 0 (0 turns the field off)."""
-    should: list[dict[str, Any]] = [
-        {"match": {"text": {"query": query}}},
-        {"match": {"title": {"query": query, "boost": title_boost}}},
-    ]
+    """BM25 over the records of one kind: a match clause per field with its boost (scores add up), plus the
+    technical-terms field when the query has technical terms and tech_boost > 0 (0 turns the field off)."""
+    should: list[dict[str, Any]] = [_match(field, query, boost) for field, boost in fields.items() if boost > 0]
     if tech_query and tech_boost > 0:
         should.append({"match": {"tech": {"query": tech_query, "boost": tech_boost}}})
-    body: dict[str, Any] = {
+    return {
         "size": candidate_k,
         "track_total_hits": False,
         "_source": list(SOURCE_FIELDS),
-        "query": {"bool": {"should": should, "minimum_should_match": 1, "filter": filters}},
+        "query": {
+            "bool": {
+                "should": should,
+                "minimum_should_match": 1,
+                "filter": [{"term": {"kind": kind.value}}, *filters],
+            }
+        },
     }
-    return body
+
+
+def _match(field: str, query: str, boost: float) -> dict[str, Any]:
+    clause: dict[str, Any] = {"query": query}
+    if boost != 1.0:
+        clause["boost"] = boost
+    return {"match": {field: clause}}
+
+
+def passages_body(query: str, *, doc_ids: list[str], filters: list[dict[str, Any]]) -> dict[str, Any]:
+    """For a page of documents: each document's best-matching chunk (collapsed on doc_id) with highlights."""
+    return {
+        "size": len(doc_ids),
+        "track_total_hits": False,
+        "_source": list(SOURCE_FIELDS),
+        "query": {
+            "bool": {
+                "filter": [{"term": {"kind": RecordKind.CHUNK.value}}, {"terms": {"doc_id": doc_ids}}, *filters],
+                "should": [{"match": {"text": {"query": query}}}],
+                "minimum_should_match": 1,
+            }
+        },
+        "collapse": {"field": "doc_id"},
+        "highlight": HIGHLIGHT,
+    }
 
 
 def highlight_body(query: str, *, chunk_ids: list[str]) -> dict[str, Any]:

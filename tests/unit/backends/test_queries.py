@@ -1,20 +1,25 @@
 from datetime import UTC, datetime
 
 from search_platform.backends.elasticsearch.filters import filter_clauses
+from search_platform.backends.elasticsearch.mappings import RecordKind
 from search_platform.backends.elasticsearch.queries import (
     SOURCE_FIELDS,
     bm25_body,
     highlight_body,
     knn_body,
     num_candidates_for,
+    passages_body,
 )
 from search_platform.domain.models import Filters
 
 
+CHUNK_FIELDS = {"text": 1.0, "title": 0.5}
+
+
 def test_bm25_body_with_technical_terms():
     body = bm25_body(
-        "os.path.join", tech_query="os_path_join os path join", candidate_k=50,
-        filters=[{"terms": {"tenant": ["a"]}}], title_boost=0.5, tech_boost=1.0,
+        "os.path.join", fields=CHUNK_FIELDS, kind=RecordKind.CHUNK, tech_query="os_path_join os path join",
+        candidate_k=50, filters=[{"terms": {"tenant": ["a"]}}], tech_boost=1.0,
     )
     assert body == {
         "size": 50,
@@ -28,8 +33,43 @@ def test_bm25_body_with_technical_terms():
                     {"match": {"tech": {"query": "os_path_join os path join", "boost": 1.0}}},
                 ],
                 "minimum_should_match": 1,
-                "filter": [{"terms": {"tenant": ["a"]}}],
+                "filter": [{"term": {"kind": "chunk"}}, {"terms": {"tenant": ["a"]}}],
             }
+        },
+    }
+
+
+def test_bm25_body_over_whole_documents_skips_zero_boosts():
+    body = bm25_body("rotate logs", fields={"body": 1.0, "body.exact": 0.0, "title": 2.0}, kind=RecordKind.DOCUMENT,
+                     tech_query="", candidate_k=20, filters=[], tech_boost=1.0)
+    assert body["query"]["bool"] == {
+        "should": [
+            {"match": {"body": {"query": "rotate logs"}}},
+            {"match": {"title": {"query": "rotate logs", "boost": 2.0}}},
+        ],
+        "minimum_should_match": 1,
+        "filter": [{"term": {"kind": "document"}}],
+    }
+
+
+def test_passages_body_collapses_the_page_documents_to_their_best_chunk():
+    assert passages_body("rotate logs", doc_ids=["a", "b"], filters=[{"terms": {"tenant": ["t"]}}]) == {
+        "size": 2,
+        "track_total_hits": False,
+        "_source": list(SOURCE_FIELDS),
+        "query": {
+            "bool": {
+                "filter": [{"term": {"kind": "chunk"}}, {"terms": {"doc_id": ["a", "b"]}},
+                           {"terms": {"tenant": ["t"]}}],
+                "should": [{"match": {"text": {"query": "rotate logs"}}}],
+                "minimum_should_match": 1,
+            }
+        },
+        "collapse": {"field": "doc_id"},
+        "highlight": {
+            "pre_tags": ["<em>"],
+            "post_tags": ["</em>"],
+            "fields": {"text": {"fragment_size": 150, "number_of_fragments": 3}},
         },
     }
 
@@ -53,12 +93,14 @@ def test_highlight_body_asks_for_fragments_of_just_the_page():
 
 
 def test_bm25_body_never_highlights_all_candidates():
-    body = bm25_body("q", tech_query="", candidate_k=10, filters=[], title_boost=0.5, tech_boost=1.0)
+    body = bm25_body("q", fields=CHUNK_FIELDS, kind=RecordKind.CHUNK, tech_query="", candidate_k=10, filters=[],
+                     tech_boost=1.0)
     assert "highlight" not in body
 
 
 def test_bm25_body_without_technical_terms_has_no_tech_clause():
-    body = bm25_body("join two paths", tech_query="", candidate_k=10, filters=[], title_boost=0.5, tech_boost=2.0)
+    body = bm25_body("join two paths", fields=CHUNK_FIELDS, kind=RecordKind.CHUNK, tech_query="", candidate_k=10,
+                     filters=[], tech_boost=2.0)
     assert body["query"]["bool"]["should"] == [
         {"match": {"text": {"query": "join two paths"}}},
         {"match": {"title": {"query": "join two paths", "boost": 0.5}}},
@@ -109,8 +151,8 @@ def test_empty_filters_are_no_clauses():
 
 
 def test_bm25_body_with_tech_boost_zero_turns_the_tech_field_off():
-    body = bm25_body("os.path.join", tech_query="os_path_join os_path path_join", candidate_k=10, filters=[],
-                     title_boost=0.5, tech_boost=0.0)
+    body = bm25_body("os.path.join", fields=CHUNK_FIELDS, kind=RecordKind.CHUNK,
+                     tech_query="os_path_join os_path path_join", candidate_k=10, filters=[], tech_boost=0.0)
     assert body["query"]["bool"]["should"] == [
         {"match": {"text": {"query": "os.path.join"}}},
         {"match": {"title": {"query": "os.path.join", "boost": 0.5}}},

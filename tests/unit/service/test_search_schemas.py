@@ -2,8 +2,8 @@ from typing import get_args
 
 import pytest
 from pydantic import ValidationError
+from search_platform_client import models as sdk
 
-from search_platform.client import models as sdk
 from search_platform.domain.models import FusedHit, GroupBy, Leg, LegScore, SearchMode
 from search_platform.retrieval.fusion import FUSERS, Normalization
 from search_platform.retrieval.hybrid import SearchRequest
@@ -17,9 +17,9 @@ def test_wire_fusion_names_are_the_registry():
     assert get_args(sdk.Normalization) == tuple(Normalization)
 
 
-def test_fusion_fields_default_to_unset_and_rrf():
+def test_fusion_fields_default_to_unset():
     body = SearchBody(query="q")
-    assert (body.fusion, body.weights, body.alpha, body.normalization) == ("rrf", None, None, None)
+    assert (body.fusion, body.weights, body.alpha, body.normalization) == (None, None, None, None)
     assert to_weights(body.weights) is None
 
 

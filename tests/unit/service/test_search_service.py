@@ -18,7 +18,8 @@ def service(**limits) -> SearchService:
 def test_defaults_fill_every_k():
     request = service(top_k=7, candidate_k=50, rrf_k=30).resolve(SearchParams(query="  hello  "))
     assert request == SearchRequest(query="hello", mode=SearchMode.HYBRID, index="sp-chunks", top_k=7,
-                                    candidate_k=50, rrf_k=30, filters=Filters(), window=100)
+                                    candidate_k=50, rrf_k=30, filters=Filters(), window=100,
+                                    weights={Leg.BM25: 1.0, Leg.DENSE: 1.0})
 
 
 def test_candidate_k_default_grows_to_top_k():
@@ -49,7 +50,14 @@ def test_hybrid_may_return_more_than_candidate_k_since_legs_add_up():
 def test_fusion_defaults_to_plain_rrf_with_default_params():
     request = service().resolve(SearchParams(query="q"))
     assert (request.fusion, request.weights, request.alpha, request.normalization) == (
-        "rrf", {}, 0.5, Normalization.MINMAX)
+        "rrf", {Leg.BM25: 1.0, Leg.DENSE: 1.0}, 0.5, Normalization.MINMAX)
+
+
+def test_fusion_and_weights_default_to_the_settings():
+    settings = RetrievalSettings(fusion="weighted_rrf", bm25_weight=2.0, dense_weight=0.5)
+    searcher = HybridSearcher({})
+    request = SearchService(searcher, settings, default_index="sp-chunks").resolve(SearchParams(query="q"))
+    assert (request.fusion, request.weights) == ("weighted_rrf", {Leg.BM25: 2.0, Leg.DENSE: 0.5})
 
 
 def test_fusion_params_pass_through():

@@ -1,0 +1,52 @@
+"""The sweep `search-platform tune` runs on the dev sets: the single legs for reference, then one family per
+decision (lexical unit, BM25 fields, RRF constant and depth, leg weights, other fusion methods), each varied
+around the current defaults."""
+
+from __future__ import annotations
+
+from search_platform.config import RetrievalSettings
+from search_platform.domain.models import SearchMode
+from search_platform.evaluation.macro_tuning import SweepConfig, weights
+
+BASELINE = "default"
+RRF_KS = (10, 20, 40, 60)
+CANDIDATE_KS = (100, 200)
+LEG_WEIGHTS = ((1.5, 1.0), (2.0, 1.0), (3.0, 1.0), (1.0, 1.5))  # (bm25, dense)
+CONVEX_ALPHAS = (0.3, 0.5)
+CHUNK_FIELD_SETS: dict[str, dict[str, float]] = {
+    "english": {"text": 1.0, "title": 0.5},
+    "english+exact": {"text": 1.0, "text.exact": 0.5, "title": 0.5},
+    "english+exact+ident": {"text": 1.0, "text.exact": 0.5, "text.ident": 0.5, "title": 0.5},
+    "exact": {"text.exact": 1.0, "title.exact": 0.5},
+}
+DOCUMENT_FIELD_SETS: dict[str, dict[str, float]] = {
+    "english": {"body": 1.0, "title": 0.5},
+    "english+exact": {"body": 1.0, "body.exact": 0.5, "title": 0.5},
+    "english+exact+ident": {"body": 1.0, "body.exact": 0.5, "body.ident": 0.5, "title": 0.5},
+    "english+ident+title": {"body": 1.0, "body.ident": 0.5, "title": 1.0, "title.ident": 0.5},
+    "exact": {"body.exact": 1.0, "title.exact": 0.5},
+}
+
+
+def default_grid(settings: RetrievalSettings) -> list[SweepConfig]:
+    """Every configuration, the defaults first (the baseline)."""
+    grid = [SweepConfig("default", BASELINE)]
+    grid += [SweepConfig("legs", f"{mode.value} alone", mode=mode) for mode in (SearchMode.BM25, SearchMode.SEMANTIC)]
+    grid += [SweepConfig("legs", "bm25 alone, chunk unit", mode=SearchMode.BM25,
+                         retrieval={"lexical_unit": "chunk"})]
+    other_unit = "chunk" if settings.lexical_unit == "document" else "document"
+    grid.append(SweepConfig("lexical unit", f"lexical unit {other_unit}", retrieval={"lexical_unit": other_unit}))
+    grid += [SweepConfig("chunk fields", f"chunk fields {name}", retrieval={"chunk_fields": fields,
+                                                                           "lexical_unit": "chunk"})
+             for name, fields in CHUNK_FIELD_SETS.items()]
+    grid += [SweepConfig("document fields", f"document fields {name}", retrieval={"document_fields": fields})
+             for name, fields in DOCUMENT_FIELD_SETS.items()]
+    grid += [SweepConfig("rrf", f"rrf k={k} c={c}", params={"fusion": "rrf", "rrf_k": k, "candidate_k": c})
+             for c in CANDIDATE_KS for k in RRF_KS]
+    grid += [SweepConfig("weighted_rrf", f"weighted_rrf k={k} bm25={b:g} dense={d:g}",
+                         params={"fusion": "weighted_rrf", "rrf_k": k, "weights": weights(b, d)})
+             for k in (20, 60) for b, d in LEG_WEIGHTS]
+    grid += [SweepConfig("convex", f"convex alpha={a:g} minmax",
+                         params={"fusion": "convex", "alpha": a, "normalization": "minmax"}) for a in CONVEX_ALPHAS]
+    grid.append(SweepConfig("routed", "routed", params={"fusion": "routed"}))
+    return grid
