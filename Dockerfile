@@ -10,11 +10,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 RUN useradd --system --create-home --uid 10001 app
 WORKDIR /app
 
+COPY clients/python ./clients/python
 COPY pyproject.toml ./
 COPY search_platform ./search_platform
 COPY workers ./workers
 COPY infra ./infra
-RUN pip install . && rm -rf build *.egg-info
+# the SDK first: the server depends on it (search-platform-client), and it is not on an index
+RUN pip install ./clients/python && pip install . && rm -rf build *.egg-info
 
 USER app
 EXPOSE 8000

@@ -14,7 +14,8 @@ import random
 from collections import Counter
 from pathlib import Path
 
-from search_platform.client import SearchClient, SearchResponse
+from search_platform_client import SearchClient, SearchResponse
+
 from search_platform.evaluation.datasets import EvalQuery, load_golden_set
 
 CLICK_P = 0.9
@@ -45,7 +46,7 @@ def main() -> None:
     rng = random.Random(args.seed)
     searches: Counter[str] = Counter()
     clicks: Counter[str] = Counter()
-    with SearchClient(args.api, api_key=args.api_key, timeout_s=60) as client:
+    with SearchClient(args.api, api_key=args.api_key, timeout=60) as client:
         for user in range(args.users):
             query = rng.choice(queries)
             user_id = f"demo-user-{user}"

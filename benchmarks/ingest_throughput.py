@@ -14,10 +14,11 @@ import time
 import uuid
 from pathlib import Path
 
+from search_platform_client import SearchClient
+
 from search_platform.backends.elasticsearch.client import build_client
 from search_platform.backends.elasticsearch.mappings import delete_index
 from search_platform.cli.keys import run_api_key
-from search_platform.client import SearchClient
 from search_platform.config import Settings, get_settings
 from search_platform.domain.models import Chunk
 from search_platform.embeddings.base import Embedder
@@ -63,7 +64,7 @@ def end_to_end_rate(api: str, chunks: list[Chunk], settings: Settings) -> tuple[
     es = build_client(settings.elasticsearch)
     try:
         with (run_api_key(settings, name="bench-ingest", scopes="ingest") as api_key,
-              SearchClient(api, timeout_s=120, api_key=api_key) as client):
+              SearchClient(api, timeout=120, api_key=api_key) as client):
             warm = client.ingest([{"doc_id": "warm-up", "content": "warm the worker's model"}], index=index)
             client.wait_for_job(warm.job_id, timeout_s=600)
             started = time.perf_counter()

@@ -12,8 +12,9 @@ import statistics
 import time
 from pathlib import Path
 
+from search_platform_client import SearchClient
+
 from search_platform.cli.keys import run_api_key
-from search_platform.client import SearchClient
 from search_platform.config import load_settings
 
 MODES = ("bm25", "semantic", "hybrid")

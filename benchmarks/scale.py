@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import httpx
+from search_platform_client import SearchClient
 
 from search_platform.backends.elasticsearch.client import build_client
-from search_platform.client import SearchClient
 from search_platform.config import Settings, get_settings
 from search_platform.domain.models import Document
 from search_platform.embeddings.factory import build_embedder
@@ -277,7 +277,7 @@ def main() -> None:
     processes = start_stack(redis_url, port, args.logs)
     sizes: dict[str, Any] = {}
     try:
-        with SearchClient(f"http://127.0.0.1:{port}", timeout_s=120) as client:
+        with SearchClient(f"http://127.0.0.1:{port}", timeout=120) as client:
             plan = ((f"{args.prefix}-10k", selection.documents[: selection.small_documents]),
                     (f"{args.prefix}-100k", selection.documents))
             for alias, wanted in plan:

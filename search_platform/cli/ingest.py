@@ -7,8 +7,8 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.progress import Progress
+from search_platform_client import Job, SearchClient
 
-from search_platform.client import Job, SearchClient
 from search_platform.ingestion.sources import read_documents
 
 
@@ -20,7 +20,7 @@ def run_ingest(base_url: str, path: Path, *, index: str | None, batch: int, time
     for doc_id, reason in read.errors.items():
         console.print(f"[red]  {doc_id}: {reason} (skipped)[/red]")
     started = time.perf_counter()
-    with SearchClient(base_url, timeout_s=120, api_key=api_key) as client:
+    with SearchClient(base_url, timeout=120, api_key=api_key) as client:
         job_ids = [client.ingest(documents[i : i + batch], index=index).job_id
                    for i in range(0, len(documents), batch)]
         jobs = _follow(client, job_ids, total=len(documents), timeout_s=timeout_s, progress=progress)

@@ -7,9 +7,8 @@ from typing import Literal, TypedDict, cast, get_args
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
-
-from search_platform.client import Hit, SearchClient, SearchPlatformClientError, SearchResponse
-from search_platform.client.models import Fusion, GroupBy, Normalization
+from search_platform_client import Hit, SearchClient, SearchOptions, SearchPlatformClientError, SearchResponse
+from search_platform_client.models import Fusion, GroupBy, Normalization
 
 
 class FusionKwargs(TypedDict, total=False):
@@ -79,8 +78,8 @@ def run_query(base_url: str, text: str, *, mode: str, top_k: int, index: str | N
     _choice("mode", mode, ("hybrid", "bm25", "semantic"))
     try:
         with SearchClient(base_url, api_key=api_key) as client:
-            return client.search(text, mode=cast(Literal["bm25", "semantic", "hybrid"], mode), top_k=top_k,
-                                 index=index, **(fusion or FusionKwargs()), **(view or ViewKwargs()))
+            options = SearchOptions(mode=cast(Literal["bm25", "semantic", "hybrid"], mode), top_k=top_k, index=index)
+            return client.search(text, options, **(fusion or FusionKwargs()), **(view or ViewKwargs()))
     except SearchPlatformClientError as error:
         Console(stderr=True).print(str(error), style="red", markup=False)
         raise typer.Exit(1) from error

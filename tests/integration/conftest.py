@@ -15,11 +15,11 @@ from pathlib import Path
 import httpx
 import pytest
 from redis import Redis
+from search_platform_client import SearchClient
 
 from search_platform.auth.keys import KeyStore, Scope
 from search_platform.backends.elasticsearch.client import build_client
 from search_platform.backends.elasticsearch.mappings import delete_index
-from search_platform.client import SearchClient
 from search_platform.config import Settings, load_settings
 from search_platform.ingestion.queue import create_celery
 
@@ -155,5 +155,5 @@ def auth_headers(admin_key: str) -> dict[str, str]:
 
 @pytest.fixture
 def client(api: str, admin_key: str) -> Iterator[SearchClient]:
-    with SearchClient(api, timeout_s=60, api_key=admin_key) as sdk:
+    with SearchClient(api, timeout=60, api_key=admin_key) as sdk:
         yield sdk

@@ -14,6 +14,7 @@ import httpx
 import pytest
 from click.testing import Result
 from elasticsearch import Elasticsearch
+from search_platform_client import InvalidRequestError, SearchClient
 from typer.testing import CliRunner
 
 from search_platform.analytics.experiments import choose_arm, pseudonymize
@@ -26,7 +27,6 @@ from search_platform.analytics.log_index import (
 from search_platform.backends.elasticsearch.client import build_client
 from search_platform.backends.elasticsearch.mappings import delete_index
 from search_platform.cli import app as cli_app
-from search_platform.client import InvalidRequestError, SearchClient
 from search_platform.config import ExperimentSettings, Settings
 from tests.integration.conftest import _stop, launch_api
 from tests.integration.corpus import DOCUMENTS
@@ -66,7 +66,7 @@ def analytics_api(services: Settings, worker: subprocess.Popen[bytes], log_alias
 
 @pytest.fixture(scope="module")
 def sdk(analytics_api: str, admin_key: str) -> Iterator[SearchClient]:
-    with SearchClient(analytics_api, timeout_s=60, api_key=admin_key) as client:
+    with SearchClient(analytics_api, timeout=60, api_key=admin_key) as client:
         yield client
 
 

@@ -11,10 +11,10 @@ from typing import Any
 
 import httpx
 import pytest
+from search_platform_client import SearchClient
 
 from search_platform.auth.keys import Scope
 from search_platform.auth.rate_limit import RateLimiter
-from search_platform.client import SearchClient
 from search_platform.config import Settings
 from tests.integration.conftest import CLI, ROOT, _child_env, key_store
 
@@ -55,7 +55,7 @@ def two_tenant_index(api: str, admin_key: str, services: Settings, tenants: tupl
     alias = f"sp-test-auth-{uuid.uuid4().hex[:8]}"
     documents = [{"doc_id": f"{tenant}-doc{n}", "title": f"Key rotation {n}", "content": SHARED_TEXT, "tenant": tenant}
                  for tenant in tenants for n in range(3)]
-    with SearchClient(api, timeout_s=60, api_key=admin_key) as sdk:
+    with SearchClient(api, timeout=60, api_key=admin_key) as sdk:
         job = sdk.ingest(documents, index=alias)
         assert sdk.wait_for_job(job.job_id, timeout_s=300).state == "done"
     yield alias
@@ -195,7 +195,7 @@ def test_ingest_with_a_tenant_key_stamps_and_rejects_per_document(api, services,
         {"doc_id": "own", "content": "Canary deploys are watched for ten minutes.", "tenant": tenant_a},
         {"doc_id": "foreign", "content": "Canary deploys in another tenant.", "tenant": tenant_b},
     ]
-    with SearchClient(api, timeout_s=60, api_key=key_a) as sdk:
+    with SearchClient(api, timeout=60, api_key=key_a) as sdk:
         accepted = sdk.ingest(documents, index=index)
         assert accepted.documents == 2
         assert accepted.rejected == {"foreign": f"tenant {tenant_b!r} is not this API key's tenant {tenant_a!r}"}
@@ -206,7 +206,7 @@ def test_ingest_with_a_tenant_key_stamps_and_rejects_per_document(api, services,
     other = httpx.get(f"{api}/v1/jobs/{accepted.job_id}", headers=_bearer(key_b), timeout=30)
     assert other.status_code == 404
     assert other.json()["error"] == "job_not_found"
-    with SearchClient(api, timeout_s=60, api_key=key_b) as sdk:
+    with SearchClient(api, timeout=60, api_key=key_b) as sdk:
         assert sdk.search("canary deploys", index=index, mode="bm25").hits == []
 
 

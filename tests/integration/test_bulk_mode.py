@@ -10,9 +10,9 @@ from collections.abc import Iterator
 
 import pytest
 from elasticsearch import Elasticsearch
+from search_platform_client import SearchClient
 
 from search_platform.backends.elasticsearch.client import build_client
-from search_platform.client import SearchClient
 from search_platform.config import Settings
 
 pytestmark = pytest.mark.slow

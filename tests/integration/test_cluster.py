@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from search_platform_client import SearchClient
 
 from infra import cluster
 from search_platform.auth.keys import Scope
 from search_platform.backends.elasticsearch.client import build_client
-from search_platform.client import SearchClient
 from search_platform.config import Settings
 from search_platform.ingestion.queue import create_celery
 from tests.integration.conftest import CLI, ROOT, _child_env, _stop, key_store, launch_api
@@ -155,7 +155,7 @@ def test_load_survives_killing_the_elected_master(cluster_stack: ClusterStack, t
     alias = f"sp-test-cluster-{uuid.uuid4().hex[:10]}"
     documents = real_documents()
     doc_ids = [str(d["doc_id"]) for d in documents]
-    with SearchClient(stack.api, timeout_s=120, api_key=stack.api_key) as client:
+    with SearchClient(stack.api, timeout=120, api_key=stack.api_key) as client:
         job = client.wait_for_job(client.ingest(documents, index=alias).job_id, timeout_s=300)
     assert job.state == "done" and job.documents_done == len(documents), job.errors
     cluster.wait_for(stack.settings, status="green", node_count=3, timeout_s=120)

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 from elasticsearch import Elasticsearch
+from search_platform_client import SearchClient
 
 from search_platform.backends.elasticsearch.client import build_client
-from search_platform.client import SearchClient
 from search_platform.config import ChunkingSettings, Settings
 from search_platform.domain.models import Document
 from search_platform.ingestion.pipeline import chunk_document
@@ -100,7 +100,7 @@ def test_malformed_documents_fail_alone(client, es, index):
 
 
 def test_job_status_of_unknown_job_is_404(client):
-    from search_platform.client import NotFoundError
+    from search_platform_client import NotFoundError
 
     with pytest.raises(NotFoundError):
         client.job("no-such-job")

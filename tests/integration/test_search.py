@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from search_platform_client import InvalidRequestError, NotFoundError, SearchClient
 
-from search_platform.client import InvalidRequestError, NotFoundError, SearchClient
 from tests.integration.corpus import DOCUMENTS
 
 pytestmark = pytest.mark.integration
@@ -17,7 +17,7 @@ PARAPHRASE_QUERY = "how should I hydrate vegetable plants when it is very warm o
 @pytest.fixture(scope="module")
 def corpus_index(api: str, admin_key: str):
     alias = "sp-test-search-corpus"
-    with SearchClient(api, timeout_s=60, api_key=admin_key) as sdk:
+    with SearchClient(api, timeout=60, api_key=admin_key) as sdk:
         job = sdk.ingest(DOCUMENTS, index=alias)
         assert sdk.wait_for_job(job.job_id, timeout_s=300).state == "done"
     yield alias
@@ -123,14 +123,14 @@ def test_malformed_json_is_422(api, auth_headers):
 
 
 def test_healthz_reports_each_dependency(client):
-    body = client.health()
-    assert body["status"] == "ok"
-    assert body["dependencies"]["elasticsearch"]["ok"] is True
-    assert body["dependencies"]["redis"]["ok"] is True
+    health = client.health()
+    assert health.ok and health.status == "ok"
+    assert health.dependencies["elasticsearch"].ok is True
+    assert health.dependencies["redis"].ok is True
 
 
 async def test_async_sdk_round_trip(api, admin_key, corpus_index):
-    from search_platform.client import AsyncSearchClient
+    from search_platform_client import AsyncSearchClient
 
     async with AsyncSearchClient(api, api_key=admin_key) as sdk:
         response = await sdk.search("sourdough starter", mode="hybrid", index=corpus_index)
@@ -274,7 +274,7 @@ def test_group_by_document_puts_each_document_at_its_best_chunk(client, corpus_i
 
 
 async def test_async_sdk_pages_and_explains(api, admin_key, corpus_index):
-    from search_platform.client import AsyncSearchClient
+    from search_platform_client import AsyncSearchClient
 
     async with AsyncSearchClient(api, api_key=admin_key) as sdk:
         response = await sdk.search("sourdough starter", index=corpus_index, page=2, page_size=1, window=5,
@@ -313,7 +313,7 @@ def reranking_api(services, corpus_index, tmp_path_factory):
 
 
 def test_configured_reranker_reorders_the_top_n_with_scores(reranking_api, admin_key, corpus_index):
-    with SearchClient(reranking_api, timeout_s=60, api_key=admin_key) as sdk:
+    with SearchClient(reranking_api, timeout=60, api_key=admin_key) as sdk:
         reranked = sdk.search("watering tomatoes", index=corpus_index, top_k=5, explain=True)
         fused = sdk.search("watering tomatoes", index=corpus_index, top_k=5, rerank=False)
     assert (reranked.reranked, reranked.rerank_reason) == (True, None)

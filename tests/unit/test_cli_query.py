@@ -1,9 +1,9 @@
 import pytest
 import typer
 from rich.console import Console
+from search_platform_client import Hit, SearchResponse
 
 from search_platform.cli.query import fusion_options, print_results, snippet_markup, view_options
-from search_platform.client import Hit, SearchResponse
 
 UNSET = {"fusion": None, "alpha": None, "weight_bm25": None, "weight_dense": None, "normalization": None}
 
