@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any
 
 from celery import Celery, Task
@@ -14,11 +14,12 @@ from search_platform.backends.elasticsearch.client import build_client
 from search_platform.config import Settings
 from search_platform.domain.errors import BackendUnavailableError
 from search_platform.embeddings.factory import build_embedder
-from search_platform.ingestion.batch import IngestContext, ingest_documents
+from search_platform.ingestion.batch import IngestContext
 from search_platform.ingestion.bulk_mode import BulkMode
 from search_platform.ingestion.ingest_metrics import IngestCounters
-from search_platform.ingestion.jobs import JobStore
-from search_platform.ingestion.queue import INGEST_TASK
+from search_platform.ingestion.jobs import Enqueue, JobStore
+from search_platform.ingestion.lifecycle import Tombstones, ingest_unless_deleted
+from search_platform.ingestion.queue import INGEST_TASK, enqueue_batch
 
 TRANSIENT_ERRORS = (BackendUnavailableError, RedisConnectionError, RedisTimeoutError)
 
@@ -39,9 +40,19 @@ class WorkerResources:
         )
 
     @cached_property
+    def redis(self) -> Redis[bytes]:
+        """The job store's Redis."""
+        return Redis.from_url(self._settings.redis.url)
+
+    @cached_property
     def store(self) -> JobStore:
-        """The job-status store."""
-        return JobStore(Redis.from_url(self._settings.redis.url), ttl_s=self._settings.redis.job_ttl_s)
+        """The job-status store (with the per-tenant lanes)."""
+        return JobStore.from_settings(self.redis, self._settings)
+
+    @cached_property
+    def tombstones(self) -> Tombstones:
+        """Delete marks that win over older jobs."""
+        return Tombstones(self.redis, ttl_s=self._settings.redis.job_ttl_s)
 
     @cached_property
     def bulk(self) -> BulkMode:
@@ -59,6 +70,7 @@ def register_tasks(app: Celery) -> None:
     settings: Settings = app.conf.sp_settings
     retry = settings.ingestion
     resources = WorkerResources(settings)
+    enqueue: Enqueue = partial(enqueue_batch, app)
 
     class IngestTask(Task):  # type: ignore[misc]
         def on_failure(self, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
@@ -71,6 +83,7 @@ def register_tasks(app: Celery) -> None:
             except Exception:  # the payload itself may be what is missing
                 doc_ids = []
             store.fail_batch(job_id, doc_ids, f"batch {number} failed: {exc}", batch=number)
+            store.settled(job_id, number, enqueue)
             resources.bulk.job_progressed(store.get(job_id))
             resources.counters.record_failed(len(doc_ids))
 
@@ -91,8 +104,10 @@ def register_tasks(app: Celery) -> None:
         store.start_batch(job_id, batch_number)
         index, documents = store.load_batch(job_id, batch_number)
         resources.bulk.job_started(store.get(job_id), dims=resources.context.embedder.dims, settings=settings)
-        report = ingest_documents(documents, index=index, ctx=resources.context)
+        report = ingest_unless_deleted(documents, index=index, sequence=store.sequence(job_id),
+                                       ctx=resources.context, tombstones=resources.tombstones)
         store.complete_batch(job_id, batch_number, report, worker=self.request.hostname or "unknown")
+        store.settled(job_id, batch_number, enqueue)
         resources.bulk.job_progressed(store.get(job_id))
         resources.counters.record(report)
         return {"documents": len(report.written), "failed": len(report.errors)}

@@ -24,3 +24,7 @@ class RateLimitedError(SearchPlatformError):
         super().__init__(message)
         self.retry_after_s = retry_after_s
         self.args = (message, retry_after_s)
+
+
+class KeyNotFoundError(SearchPlatformError):
+    """No API key with this id (or none this admin key may see) (HTTP 404)."""

@@ -3,7 +3,7 @@
 Search: a key bound to tenant A searches only A. Its tenant is forced into the filters both legs apply (the BM25
 bool filter and the kNN pre-filter). Filters that also name other tenants are narrowed to A; filters that name
 only other tenants are refused with 403, since the key may never see them.
-Neither may name the search-log indices (they hold every tenant's queries).
+Which indices a key may name at all is decided by its grants (search_platform/auth/indices.py).
 Ingest: every document is stamped with A; a document that names another tenant is rejected on its own.
 """
 
@@ -24,13 +24,6 @@ def restrict_filters(filters: Filters, tenant: str | None) -> Filters:
         asked = ", ".join(sorted(set(filters.tenants)))
         raise PermissionDeniedError(f"this API key is bound to tenant {tenant!r}; it cannot search tenant(s) {asked}")
     return dataclasses.replace(filters, tenants=(tenant,))
-
-
-def check_index(index: str | None, tenant: str | None, *, reserved_prefix: str) -> None:
-    """A tenant-bound key may name its own chunk indices, not the platform's (the search logs hold every tenant's
-    queries)."""
-    if tenant is not None and index is not None and index.startswith(reserved_prefix):
-        raise PermissionDeniedError(f"index {index!r} is not open to tenant-bound API keys")
 
 
 def tenant_violation(raw: object, tenant: str | None) -> str | None:

@@ -12,8 +12,11 @@ from dataclasses import asdict, dataclass, field
 
 from redis import Redis
 
+from search_platform.config import Settings
 from search_platform.domain.errors import ConflictError, JobNotFoundError
+from search_platform.domain.ids import scoped
 from search_platform.domain.models import ContentType, Document
+from search_platform.ingestion.lanes import TenantLanes
 from search_platform.ingestion.writer import BulkReport
 
 Enqueue = Callable[[str, int], None]
@@ -82,10 +85,42 @@ class JobStore:
     Every count is the size of a hash or set keyed by document or batch, so a batch recorded twice (a retry, or
     a redelivery after its worker died) never counts twice."""
 
-    def __init__(self, redis: Redis[bytes], *, ttl_s: int, prefix: str = "sp:job") -> None:
+    def __init__(self, redis: Redis[bytes], *, ttl_s: int, prefix: str = "sp:job",
+                 lanes: TenantLanes | None = None) -> None:
         self._redis = redis
         self._ttl_s = ttl_s
         self._prefix = prefix
+        self.lanes = lanes  # per-tenant admission to the queue; None: every batch is sent at once
+
+    @classmethod
+    def from_settings(cls, redis: Redis[bytes], settings: Settings) -> JobStore:
+        """The store with per-tenant lanes as settings.ingestion.max_inflight_batches_per_tenant says (0: none)."""
+        limit = settings.ingestion.max_inflight_batches_per_tenant
+        lanes = TenantLanes(redis, limit=limit, stale_after_s=2 * settings.redis.visibility_timeout_s,
+                            ttl_s=settings.redis.job_ttl_s) if limit else None
+        return cls(redis, ttl_s=settings.redis.job_ttl_s, lanes=lanes)
+
+    def next_sequence(self) -> int:
+        """The next number of the one sequence that orders jobs and deletes (a delete wins over older jobs)."""
+        return int(self._redis.incr(f"{self._prefix}-seq"))
+
+    def sequence(self, job_id: str) -> int:
+        """The sequence number the job was created with (0 for jobs from before sequences)."""
+        value = self._redis.hget(self._key(job_id, "meta"), "seq")
+        return int(value) if value is not None else 0
+
+    def send(self, job_id: str, numbers: Sequence[int], enqueue: Enqueue, *, tenant: str | None) -> None:
+        """Hand batches to the queue, through the tenant's lane when lanes are on."""
+        if self.lanes is None:
+            for number in numbers:
+                enqueue(job_id, number)
+        else:
+            self.lanes.add(tenant, job_id, numbers, enqueue)
+
+    def settled(self, job_id: str, number: int, enqueue: Enqueue) -> None:
+        """A batch is done or gave up: free its tenant's slot so the lane's next batch is sent."""
+        if self.lanes is not None:
+            self.lanes.release(self.tenant_of(job_id), job_id, number, enqueue)
 
     def _key(self, job_id: str, part: str) -> str:
         return f"{self._prefix}:{job_id}:{part}"
@@ -102,7 +137,7 @@ class JobStore:
         total = sum(len(b) for b in batches) + len(rejected)
         meta: dict[str, FieldValue] = {"index": index, "total": total, "batches": len(batches),
                 "created_at": now, "updated_at": now, "state": JobState.QUEUED.value, "tenant": tenant or "",
-                "fingerprint": fingerprint}
+                "fingerprint": fingerprint, "seq": self.next_sequence()}
         pipe = self._redis.pipeline()
         pipe.hset(self._key(job_id, "meta"), mapping=_fields(meta))
         for number, batch in enumerate(batches):
@@ -287,23 +322,42 @@ def submit(
     rejected: dict[str, str] | None = None,
     tenant: str | None = None,
     idempotency_key: str | None = None,
+    max_batch_bytes: int | None = None,
 ) -> str:
     """Create a job, split into batches, and hand each batch to the queue.
 
     With an idempotency key, a repeat of the same request (even a concurrent one) gets the first job's id and
     queues nothing; the same key with a different request is a ConflictError."""
     fingerprint = request_fingerprint(documents, index=index, rejected=rejected or {})
-    key = f"{tenant or '*'}:{idempotency_key}" if idempotency_key is not None else None
+    key = scoped(tenant, idempotency_key) if idempotency_key is not None else None
     if key is not None and (existing := store.job_for_key(key)) is not None:
         return _replayed(store, existing, fingerprint, idempotency_key)
-    batches = [documents[i : i + per_batch] for i in range(0, len(documents), per_batch)]
+    batches = split_batches(documents, per_batch=per_batch, max_bytes=max_batch_bytes)
     job_id = store.create(index=index, batches=batches, rejected=rejected, tenant=tenant, fingerprint=fingerprint)
     if key is not None and (winner := store.claim_key(key, job_id)) != job_id:
         store.discard(job_id)
         return _replayed(store, winner, fingerprint, idempotency_key)
-    for number in range(len(batches)):
-        enqueue(job_id, number)
+    store.send(job_id, range(len(batches)), enqueue, tenant=tenant)
     return job_id
+
+
+def split_batches(documents: Sequence[Document], *, per_batch: int, max_bytes: int | None = None
+                  ) -> list[list[Document]]:
+    """Consecutive batches of at most per_batch documents, each ending before its content passes max_bytes (a
+    document larger than that gets a batch of its own), so that no batch holds a worker for long."""
+    batches: list[list[Document]] = []
+    current: list[Document] = []
+    size = 0
+    for document in documents:
+        length = len(document.content.encode("utf-8", "surrogatepass"))
+        if current and (len(current) >= per_batch or (max_bytes is not None and size + length > max_bytes)):
+            batches.append(current)
+            current, size = [], 0
+        current.append(document)
+        size += length
+    if current:
+        batches.append(current)
+    return batches
 
 
 def request_fingerprint(documents: Sequence[Document], *, index: str, rejected: Mapping[str, str]) -> str:
@@ -325,8 +379,7 @@ def resume(store: JobStore, enqueue: Enqueue, job_id: str) -> list[int]:
     numbers = store.take_failed_batches(job_id)
     if not numbers:
         raise ConflictError(f"job {job_id} has no failed batches to resume")
-    for number in numbers:
-        enqueue(job_id, number)
+    store.send(job_id, numbers, enqueue, tenant=store.tenant_of(job_id))
     return numbers
 
 

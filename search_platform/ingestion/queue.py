@@ -29,6 +29,8 @@ def create_celery(settings: Settings) -> Celery:
         # redelivered once Redis is back (instead of a retry that cannot be published to a Redis that is down)
         worker_cancel_long_running_tasks_on_connection_loss=True,
         worker_prefetch_multiplier=1,
+        # a batch is stopped (and fails, resumable) before its visibility timeout would hand it to a second worker
+        task_time_limit=settings.ingestion.task_time_limit_s or None,
         worker_concurrency=settings.ingestion.worker_concurrency,
         task_serializer="json",
         result_serializer="json",

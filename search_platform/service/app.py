@@ -14,7 +14,7 @@ from search_platform.service.errors import install_error_handlers
 from search_platform.service.limits import BodySizeLimit
 from search_platform.service.metrics import install_observability, watch_backlog
 from search_platform.service.resources import build_resources
-from search_platform.service.routes import feedback, health, ingest, search
+from search_platform.service.routes import admin, documents, feedback, health, ingest, search
 
 
 def create_app(settings: Settings, *, embedder: Embedder | None = None) -> FastAPI:
@@ -39,7 +39,7 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> FastA
     )
     install_error_handlers(app)
     install_auth_handlers(app)
-    for module in (search, feedback, ingest, health):
+    for module in (search, feedback, ingest, documents, admin, health):
         app.include_router(module.router)
     app.add_middleware(BodySizeLimit, max_bytes=settings.service.max_request_bytes)
     install_observability(app)  # last: it wraps every exception handler installed above

@@ -1,8 +1,9 @@
 """API-key authentication, scope checks and per-key rate limits as FastAPI dependencies, and their error bodies.
 
-Send the key as `Authorization: Bearer <key>` or `X-API-Key: <key>`. Missing, unknown or revoked keys get 401 with
-`WWW-Authenticate`; a key without the route's scope gets 403; a key over its rate limit gets 429 with
-`Retry-After`. If Redis is down the existing handler answers 503.
+Send the key as `Authorization: Bearer <key>` or `X-API-Key: <key>` (both are securitySchemes in the OpenAPI
+document). Missing, unknown or revoked keys get 401 with `WWW-Authenticate`; a key without the route's scope, or
+naming an index it is not granted (search_platform/auth/indices.py), gets 403; a key over its rate limit gets 429
+with `Retry-After`. If Redis is down the existing handler answers 503.
 """
 
 from __future__ import annotations
@@ -13,9 +14,12 @@ from typing import Annotated
 
 from fastapi import Depends, FastAPI, Request, Response
 from fastapi.responses import JSONResponse
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from search_platform.auth.errors import AuthenticationError, PermissionDeniedError, RateLimitedError
+from search_platform.auth.indices import IndexPolicy
 from search_platform.auth.keys import ApiKey, Scope
+from search_platform.config import Settings
 from search_platform.service.deps import ResourcesDep
 from search_platform.service.errors import error_response
 from search_platform.service.resources import Resources
@@ -23,20 +27,37 @@ from search_platform.service.resources import Resources
 BEARER = "bearer"
 API_KEY_HEADER = "x-api-key"
 WWW_AUTHENTICATE = 'Bearer realm="search-platform"'
+# declared for the OpenAPI document (securitySchemes); authorize() reads the headers itself
+BEARER_SCHEME = HTTPBearer(auto_error=False, scheme_name="bearer", description="Authorization: Bearer <API key>")
+API_KEY_SCHEME = APIKeyHeader(name="X-API-Key", auto_error=False, scheme_name="apiKey", description="The API key.")
 
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """Who is calling: the key's id, scopes and tenant (None: every tenant)."""
+    """Who is calling: the key's id, scopes, tenant (None: every tenant) and index grants."""
 
     key_id: str | None
     scopes: frozenset[Scope]
     tenant: str | None
+    indices: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, key: ApiKey) -> Principal:
         """The principal of a verified key."""
-        return cls(key_id=key.key_id, scopes=key.scopes, tenant=key.tenant)
+        return cls(key_id=key.key_id, scopes=key.scopes, tenant=key.tenant, indices=key.indices)
+
+
+def index_policy(settings: Settings) -> IndexPolicy:
+    """The deployment's index rules."""
+    return IndexPolicy.build(default_alias=settings.elasticsearch.index_alias, log_alias=settings.analytics.log_alias)
+
+
+def authorize_index(settings: Settings, principal: Principal, index: str | None) -> str:
+    """The index a request uses (the default alias when it names none); PermissionDeniedError with the reason when
+    the key may not use it. Called before anything is searched, queued or deleted."""
+    name = index or settings.elasticsearch.index_alias
+    index_policy(settings).authorize(name, tenant=principal.tenant, grants=principal.indices)
+    return name
 
 
 # with auth.enabled=false (development only; prod refuses it) every caller is an unbound admin
@@ -72,10 +93,12 @@ def authorize(request: Request, response: Response, resources: Resources, scope:
     return Principal.of(key)
 
 
-def require(scope: Scope) -> Callable[[Request, Response, Resources], Principal]:
+def require(scope: Scope) -> Callable[..., Principal]:
     """A dependency that admits keys holding `scope` and records the principal on request.state."""
 
-    def dependency(request: Request, response: Response, resources: ResourcesDep) -> Principal:
+    def dependency(request: Request, response: Response, resources: ResourcesDep,
+                   _bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER_SCHEME)] = None,
+                   _api_key: Annotated[str | None, Depends(API_KEY_SCHEME)] = None) -> Principal:
         principal = authorize(request, response, resources, scope)
         request.state.principal = principal
         return principal

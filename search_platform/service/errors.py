@@ -13,6 +13,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from search_platform.auth.errors import KeyNotFoundError
+from search_platform.auth.request_ids import RequestIdNotFoundError
 from search_platform.domain.errors import (
     BackendError,
     BackendUnavailableError,
@@ -24,6 +26,7 @@ from search_platform.domain.errors import (
     PayloadTooLargeError,
     SearchPlatformError,
 )
+from search_platform.ingestion.lifecycle import DocumentNotFoundError
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +35,9 @@ QUEUE_ERRORS: tuple[type[Exception], ...] = (RedisConnectionError, RedisTimeoutE
 STATUS_BY_ERROR: dict[type[SearchPlatformError], tuple[int, str]] = {
     InvalidQueryError: (422, "invalid_request"),
     JobNotFoundError: (404, "job_not_found"),
+    DocumentNotFoundError: (404, "document_not_found"),
+    RequestIdNotFoundError: (404, "request_not_found"),
+    KeyNotFoundError: (404, "key_not_found"),
     ConflictError: (409, "conflict"),
     PayloadTooLargeError: (413, "payload_too_large"),
     IndexMissingError: (404, "index_not_found"),

@@ -96,7 +96,7 @@ def build_resources(settings: Settings, *, embedder: Embedder | None = None) -> 
         settings=settings,
         es=es,
         redis=redis,
-        jobs=JobStore(redis, ttl_s=settings.redis.job_ttl_s),
+        jobs=JobStore.from_settings(redis, settings),
         celery=create_celery(settings),
         search=search,
         keys=KeyStore.from_settings(redis, settings.auth),

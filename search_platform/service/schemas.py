@@ -205,10 +205,15 @@ class DocumentBody(BaseModel):
 
 
 class IngestBody(BaseModel):
-    """POST /v1/ingest: documents are checked one by one, so one bad document never sinks the rest."""
+    """POST /v1/ingest: documents are checked one by one, so one bad document never sinks the rest: any JSON object
+    is accepted as an item, and one that is not a valid Document is reported in `rejected` (422 if none is valid)."""
 
-    documents: list[dict[str, Any]] = Field(min_length=1)
-    index: str | None = Field(default=None, pattern=INDEX_NAME)
+    model_config = ConfigDict(extra="forbid")
+
+    documents: list[Annotated[DocumentBody | dict[str, Any], Field(union_mode="left_to_right")]] = Field(
+        min_length=1)
+    index: str | None = Field(default=None, pattern=INDEX_NAME,
+                              description="Alias to write to (default: settings); it must be one the key is granted.")
 
 
 class IngestResponseBody(BaseModel):
@@ -218,6 +223,59 @@ class IngestResponseBody(BaseModel):
     documents: int
     rejected: dict[str, str]
     status_url: str
+
+
+class DocumentInfoBody(BaseModel):
+    """GET /v1/documents/{doc_id}: what the index holds of one document."""
+
+    doc_id: str
+    tenant: str
+    index: str
+    chunk_count: int = Field(description="Chunks of the document in the index.")
+    content_hash: str = Field(description="Hash of the document's content (of its chunks' hashes when the index "
+                                          "keeps no document records).")
+    indexed_at: str | None = Field(description="When its chunks were last written (ISO 8601).")
+    title: str
+    source: str
+    tags: list[str]
+
+
+class DeleteFilterBody(BaseModel):
+    """POST /v1/documents/delete: delete every document matching all the given criteria (at least one)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: str | None = Field(default=None, pattern=INDEX_NAME, description="Alias (default: settings).")
+    tenant: Keyword | None = Field(default=None, description="A key spanning every tenant may narrow to one; a "
+                                                             "tenant-bound key always deletes only its own.")
+    doc_ids: list[Keyword] = Field(default_factory=list, max_length=1000)
+    sources: list[Keyword] = Field(default_factory=list, max_length=100)
+    tags: list[Keyword] = Field(default_factory=list, max_length=100)
+
+
+class DeleteResponseBody(BaseModel):
+    """What a delete removed."""
+
+    index: str
+    documents: list[dict[str, str]] = Field(description="The (tenant, doc_id) pairs deleted; a later ingest job "
+                                                        "brings a document back, an earlier one in flight never does.")
+    records_deleted: int = Field(description="Chunks and document records removed from Elasticsearch.")
+
+
+class PurgeResponseBody(BaseModel):
+    """DELETE /v1/tenants/{tenant}: everything of a tenant removed."""
+
+    tenant: str
+    records_deleted: int
+    indices_deleted: list[str]
+    keys_deleted: list[str]
+
+
+class KeyDeletedBody(BaseModel):
+    """DELETE /v1/keys/{key_id}."""
+
+    key_id: str
+    deleted: bool
 
 
 class JobBody(BaseModel):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, status
 
+from search_platform.auth.request_ids import RequestIds
 from search_platform.service.auth import SearchPrincipal
 from search_platform.service.deps import ResourcesDep
 from search_platform.service.schemas import ErrorBody, FeedbackBody, FeedbackResponseBody
@@ -15,12 +16,16 @@ router = APIRouter()
     "/v1/feedback",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=FeedbackResponseBody,
-    responses={401: {"model": ErrorBody}, 403: {"model": ErrorBody}, 422: {"model": ErrorBody},
-               429: {"model": ErrorBody}},
+    responses={400: {"model": ErrorBody}, 401: {"model": ErrorBody}, 403: {"model": ErrorBody},
+               404: {"model": ErrorBody}, 422: {"model": ErrorBody}, 429: {"model": ErrorBody},
+               503: {"model": ErrorBody}},
 )
 async def feedback(body: FeedbackBody, resources: ResourcesDep, principal: SearchPrincipal) -> FeedbackResponseBody:
-    """Record that the caller clicked the hit at `position` of the search `request_id` (logged in the background)."""
+    """Record that the caller clicked the hit at `position` of the search `request_id` (logged in the background);
+    404 unless that search was made by this key's tenant (a key spanning every tenant may name any search)."""
+    request_ids = RequestIds(resources.redis, ttl_s=resources.settings.redis.job_ttl_s)
+    owner = request_ids.tenant_of(body.request_id, caller=principal.tenant)
     accepted = resources.analytics.record_click(
         request_id=body.request_id, doc_id=body.doc_id, position=body.position, chunk_id=body.chunk_id,
-        unit_id=body.user_id or body.session_id, tenant=(principal.tenant,) if principal.tenant else ())
+        unit_id=body.user_id or body.session_id, tenant=(owner,) if owner else ())
     return FeedbackResponseBody(accepted=accepted)

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header
 from pydantic import ValidationError
 
-from search_platform.auth.tenancy import check_index, stamp_tenant, tenant_violation
+from search_platform.auth.tenancy import stamp_tenant, tenant_violation
 from search_platform.domain.errors import (
     InvalidDocumentError,
     InvalidQueryError,
@@ -20,7 +20,7 @@ from search_platform.domain.models import Document
 from search_platform.ingestion.jobs import resume, submit
 from search_platform.ingestion.pipeline import OversizeDocumentError, validate_document
 from search_platform.ingestion.queue import enqueue_batch
-from search_platform.service.auth import IngestPrincipal, Principal
+from search_platform.service.auth import IngestPrincipal, Principal, authorize_index
 from search_platform.service.deps import ResourcesDep
 from search_platform.service.resources import Resources
 from search_platform.service.schemas import DocumentBody, ErrorBody, IngestBody, IngestResponseBody, JobBody
@@ -29,7 +29,13 @@ router = APIRouter()
 IdempotencyKey = Annotated[str | None, Header(
     alias="Idempotency-Key", min_length=1, max_length=128, pattern=r"^[\x21-\x7e]+$",
     description="Repeat a request safely: the same key with the same documents returns the first job and queues "
-                "nothing more; with different documents it is a 409.")]
+                "nothing more; with different documents it is a 409. Keys are scoped by tenant: another tenant's "
+                "identical key is a different key.")]
+RawDocument = DocumentBody | dict[str, Any]
+
+
+def _raw(document: RawDocument) -> dict[str, Any]:
+    return document.model_dump(exclude_unset=True) if isinstance(document, DocumentBody) else document
 
 
 def _document_key(raw: dict[str, Any], position: int) -> str:
@@ -42,13 +48,14 @@ def _reason(error: ValidationError) -> str:
 
 
 def split_documents(
-    raw_documents: list[dict[str, Any]], *, tenant: str | None = None
+    raw_documents: list[RawDocument], *, tenant: str | None = None
 ) -> tuple[list[Document], dict[str, str]]:
     """Validate each document alone: the good ones, and a reason per rejected one (keyed by doc_id or #position).
     With a tenant (the API key's), each document is stamped with it and one naming another tenant is rejected."""
     accepted: dict[str, Document] = {}
     rejected: dict[str, str] = {}
-    for position, raw in enumerate(raw_documents):
+    for position, item in enumerate(raw_documents):
+        raw = _raw(item)
         key = _document_key(raw, position)
         if (violation := tenant_violation(raw, tenant)) is not None:
             rejected[key] = violation
@@ -97,9 +104,9 @@ def screen_documents(
 def ingest(body: IngestBody, resources: ResourcesDep, principal: IngestPrincipal,
            idempotency_key: IdempotencyKey = None) -> IngestResponseBody:
     """Queue documents for ingestion; bad documents are reported in `rejected` and in the job's errors
-    (422 if none is left, 413 if one is over the size limit)."""
+    (422 if none is left, 413 if one is over the size limit, 403 if the key may not write the index)."""
     settings = resources.settings
-    check_index(body.index, principal.tenant, reserved_prefix=settings.analytics.log_alias)
+    index = authorize_index(settings, principal, body.index)
     if len(body.documents) > settings.service.max_ingest_documents:
         raise InvalidQueryError(f"at most {settings.service.max_ingest_documents} documents per request")
     documents, rejected = split_documents(body.documents, tenant=principal.tenant)
@@ -108,8 +115,9 @@ def ingest(body: IngestBody, resources: ResourcesDep, principal: IngestPrincipal
         resources.jobs,
         partial(enqueue_batch, resources.celery),
         documents,
-        index=body.index or settings.elasticsearch.index_alias,
+        index=index,
         per_batch=settings.ingestion.documents_per_task,
+        max_batch_bytes=settings.ingestion.max_batch_bytes,
         rejected=rejected,
         tenant=principal.tenant,
         idempotency_key=idempotency_key,

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import replace
 
 from fastapi import APIRouter, Request
 
 from search_platform.analytics.experiments import ARM_PARAMETERS
-from search_platform.auth.tenancy import check_index, restrict_filters
+from search_platform.auth.request_ids import RequestIds
+from search_platform.auth.tenancy import restrict_filters
 from search_platform.domain.models import Filters, FusedHit, Leg, SearchMode, SearchResult
 from search_platform.retrieval.fusion import FUSION_READS, explain_params
 from search_platform.retrieval.hybrid import SearchRequest
-from search_platform.service.auth import SearchPrincipal
+from search_platform.service.auth import SearchPrincipal, authorize_index
 from search_platform.service.deps import ResourcesDep
 from search_platform.service.metrics import MetricsDep
 from search_platform.service.request_id import request_id_of
@@ -135,9 +135,9 @@ async def search(
     """Search in bm25, semantic or hybrid mode (fused by rrf, weighted_rrf, convex or dbsf); with a user_id or
     session_id, an experiment may assign an arm whose retrieval settings apply (parameters sent explicitly win:
     a search pinning a parameter an experiment varies is left out of that experiment)."""
+    authorize_index(resources.settings, principal, body.index)
     unit_id = body.user_id or body.session_id
     assignment = resources.analytics.assign(unit_id, pinned=pinned_parameters(body))
-    check_index(body.index, principal.tenant, reserved_prefix=resources.settings.analytics.log_alias)
     params = SearchParams(
         query=body.query,
         mode=body.mode,
@@ -162,7 +162,8 @@ async def search(
         params = replace(params, **assignment.overrides)
     request, result = await resources.search.search(params)
     metrics.observe_search(result)
-    request_id = request_id_of(http) or uuid.uuid4().hex
+    request_ids = RequestIds(resources.redis, ttl_s=resources.settings.redis.job_ttl_s)
+    request_id = request_ids.claim_or_new(request_id_of(http), principal.tenant)
     resources.analytics.record_search(request, result, request_id=request_id, unit_id=unit_id,
                                       assignment=assignment)
     response = to_response(request, result)

@@ -49,6 +49,7 @@ FAULT_ENV = {
     "SP_INGESTION__TASK_BACKOFF_S": "1",
     "SP_INGESTION__TASK_BACKOFF_MAX_S": "4",
     "SP_INGESTION__TASK_MAX_RETRIES": "40",
+    "SP_INGESTION__TASK_TIME_LIMIT_S": "0",  # below the 20 s visibility timeout it would stop batches held by faults
     "SP_ELASTICSEARCH__MAX_RETRIES": "1",
     "SP_ELASTICSEARCH__REQUEST_TIMEOUT_S": "10",
     "SP_ANALYTICS__ENABLED": "false",
@@ -64,7 +65,7 @@ def fault_settings() -> Settings:
         elasticsearch={"url": FAULT_ES_URL},
         redis={"url": FAULT_REDIS_URL, "visibility_timeout_s": VISIBILITY_TIMEOUT_S},
         embedding={"backend": "fake"},
-        ingestion={"documents_per_task": 2, "task_backoff_max_s": 4},
+        ingestion={"documents_per_task": 2, "task_backoff_max_s": 4, "task_time_limit_s": 0},
     )
 
 

@@ -92,3 +92,17 @@ def test_fields_round_trip_and_hold_only_the_hash():
     revoked = ApiKey(key_id="0123456789abcdef", name="ci", scopes=frozenset({Scope.ADMIN}), tenant=None,
                      rate_limit_per_minute=None, created_at=1.0, revoked=True, revoked_at=2.0)
     assert from_fields(to_fields(revoked, "h")) == revoked
+
+
+@pytest.mark.parametrize("tenant", ["pa:x", "*", "Acme", "a.b", "-lead", "x" * 64, "ü"])
+def test_tenants_outside_the_safe_alphabet_are_refused(tenant):
+    with pytest.raises(KeyPolicyError, match="tenant must be"):
+        check_policy(name="n", scopes=frozenset({Scope.SEARCH}), tenant=tenant, rate_limit_per_minute=None)
+
+
+def test_index_grants_survive_the_round_trip():
+    key = ApiKey(key_id="0" * 16, name="n", scopes=frozenset({Scope.SEARCH}), tenant="acme",
+                 rate_limit_per_minute=None, created_at=1.0, indices=("sp-tenant-acme.*", "sp-chunks"))
+    assert from_fields(to_fields(key, "h")) == key
+    legacy = {k: v for k, v in to_fields(key, "h").items() if k != "indices"}
+    assert from_fields(legacy).indices == ()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from search_platform.auth.errors import PermissionDeniedError
-from search_platform.auth.tenancy import check_index, restrict_filters, stamp_tenant, tenant_violation
+from search_platform.auth.tenancy import restrict_filters, stamp_tenant, tenant_violation
 from search_platform.backends.elasticsearch.filters import filter_clauses
 from search_platform.domain.models import Filters
 
@@ -45,13 +45,3 @@ def test_a_document_naming_another_tenant_is_a_violation():
     assert tenant_violation({"doc_id": "d", "tenant": "a"}, "a") is None
     assert tenant_violation({"doc_id": "d"}, "a") is None
     assert tenant_violation({"doc_id": "d", "tenant": "b"}, None) is None
-
-
-def test_a_tenant_key_may_not_name_the_search_logs():
-    with pytest.raises(PermissionDeniedError, match="not open to tenant-bound"):
-        check_index("sp-search-logs-000001", "a", reserved_prefix="sp-search-logs")
-
-
-@pytest.mark.parametrize(("index", "tenant"), [("sp-chunks", "a"), (None, "a"), ("sp-search-logs", None)])
-def test_chunk_indices_and_admin_keys_pass(index, tenant):
-    check_index(index, tenant, reserved_prefix="sp-search-logs")

@@ -9,7 +9,7 @@ from search_platform.ingestion.queue import broker_transport_options, create_cel
 
 
 def test_late_acks_and_redelivery_of_a_lost_worker_s_task():
-    settings = load_settings(redis={"visibility_timeout_s": 120})
+    settings = load_settings(redis={"visibility_timeout_s": 120}, ingestion={"task_time_limit_s": 100})
     conf = create_celery(settings).conf
     assert conf.task_acks_late and conf.task_reject_on_worker_lost
     assert conf.worker_prefetch_multiplier == 1
