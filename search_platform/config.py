@@ -182,10 +182,6 @@ class IngestionSettings(BaseModel):
     max_batch_bytes: Annotated[int, Field(ge=1)] = 200_000  # a batch also ends before its content passes this
     task_time_limit_s: Annotated[int, Field(ge=0)] = 180  # a longer batch is stopped and fails (resumable); 0: none
     max_inflight_batches_per_tenant: Annotated[int, Field(ge=0)] = 2  # per-tenant lanes (ingestion/lanes.py); 0: off
-    max_chunks_per_document: Annotated[int, Field(ge=1)] = 1000  # a document with more fails alone, with a reason
-    max_batch_bytes: Annotated[int, Field(ge=1)] = 200_000  # a batch also ends before its content passes this
-    task_time_limit_s: Annotated[int, Field(ge=0)] = 180  # a longer batch is stopped and fails (resumable); 0: none
-    max_inflight_batches_per_tenant: Annotated[int, Field(ge=0)] = 2  # per-tenant lanes (ingestion/lanes.py); 0: off
 
 
 class ServiceSettings(BaseModel):
@@ -365,9 +361,6 @@ class Settings(BaseSettings):
         if self.redis.visibility_timeout_s <= self.ingestion.task_backoff_max_s:
             raise ValueError("redis.visibility_timeout_s must exceed ingestion.task_backoff_max_s, or a retry "
                              "waiting for its countdown is redelivered to a second worker")
-        if self.redis.visibility_timeout_s <= self.ingestion.task_time_limit_s:  # 0 (no limit) always passes
-            raise ValueError("redis.visibility_timeout_s must exceed ingestion.task_time_limit_s, or a batch still "
-                             "running is redelivered to a second worker")
         if self.redis.visibility_timeout_s <= self.ingestion.task_time_limit_s:  # 0 (no limit) always passes
             raise ValueError("redis.visibility_timeout_s must exceed ingestion.task_time_limit_s, or a batch still "
                              "running is redelivered to a second worker")

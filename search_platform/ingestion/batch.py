@@ -56,13 +56,6 @@ def check_chunk_count(count: int, *, limit: int) -> None:
                                    "(SP_INGESTION__MAX_CHUNKS_PER_DOCUMENT); split it into smaller documents")
 
 
-def check_chunk_count(count: int, *, limit: int) -> None:
-    """InvalidDocumentError when a document makes more chunks than one document may (it would hold the worker)."""
-    if count > limit:
-        raise InvalidDocumentError(f"the document makes {count} chunks, over the limit of {limit} per document "
-                                   "(SP_INGESTION__MAX_CHUNKS_PER_DOCUMENT); split it into smaller documents")
-
-
 def ingest_documents(documents: Sequence[Document], *, index: str, ctx: IngestContext) -> BulkReport:
     """Validate, chunk, embed and bulk-index documents; then drop chunks left from their older versions."""
     chunks_by_doc, invalid = prepare(documents, ctx)
