@@ -13,6 +13,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from search_platform.backends.elasticsearch.client import build_client
 from search_platform.config import Settings
 from search_platform.domain.errors import BackendUnavailableError
+from search_platform.embeddings.cache import with_passage_cache
 from search_platform.embeddings.factory import build_embedder
 from search_platform.ingestion.batch import IngestContext
 from search_platform.ingestion.bulk_mode import BulkMode
@@ -36,7 +37,7 @@ class WorkerResources:
         return IngestContext(
             settings=self._settings,
             client=build_client(self._settings.elasticsearch),
-            embedder=build_embedder(self._settings.embedding),
+            embedder=with_passage_cache(build_embedder(self._settings.embedding), self._settings.embedding),
         )
 
     @cached_property

@@ -1,14 +1,19 @@
-"""The `eval` command's work: ingest the dataset's corpus through Celery, run every retriever, write reports."""
+"""`search-platform eval`: ingest the dataset's corpus through Celery, run every retriever, write reports."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
+import typer
+
+from search_platform.cli.common import fail, settings_or_exit
 from search_platform.config import Settings
 from search_platform.domain.models import Document, SearchMode
 from search_platform.embeddings.base import Embedder
+from search_platform.embeddings.cache import with_passage_cache
 from search_platform.evaluation.platform import PlatformSystem
 from search_platform.evaluation.report import format_table, write_reports
 from search_platform.evaluation.runner import EvaluationReport, RetrievalSystem, run_evaluation
@@ -56,7 +61,7 @@ def run_eval(settings: Settings, options: EvalOptions) -> tuple[EvaluationReport
         systems: list[RetrievalSystem] = [PlatformSystem(mode, session.service, session.index, session.loop)
                                           for mode in options.modes]
         if options.peer == "seed":
-            systems.append(_seed_system(corpus, settings, session.embedder))
+            systems.append(_seed_system(corpus, settings, with_passage_cache(session.embedder, settings.embedding)))
         report = run_evaluation(dataset, systems, top_k=options.top_k, fetch_k=100)
     return report, write_reports(report, json_out=options.json_out, report_dir=options.report_dir)
 
@@ -64,3 +69,30 @@ def run_eval(settings: Settings, options: EvalOptions) -> tuple[EvaluationReport
 def print_report(report: EvaluationReport) -> None:
     """The terminal table."""
     print(format_table(report))
+
+
+def evaluate(
+    dataset: Annotated[Path, typer.Option(exists=True, help="Golden-set JSON file or BEIR-format directory.")],
+    corpus: Annotated[Path | None, typer.Option(help="Corpus directory for a golden-set file.")] = None,
+    modes: Annotated[str, typer.Option(help="Comma-separated: bm25,semantic,hybrid.")] = "bm25,semantic,hybrid",
+    peer: Annotated[str | None, typer.Option(help="Also run a peer stack: seed.")] = None,
+    json_out: Annotated[Path | None, typer.Option(help="Where to write the JSON report.")] = None,
+    report_dir: Annotated[Path | None, typer.Option(help="Directory for Markdown and PNG reports.")] = None,
+) -> None:
+    """Evaluate retrieval quality and latency per mode (and the seed peer) on a dataset."""
+    from search_platform.domain.errors import SearchPlatformError
+
+    settings = settings_or_exit()
+    if peer not in (None, "seed"):
+        raise typer.BadParameter(f"unknown peer {peer!r}: the only peer is 'seed'")
+    try:
+        options = EvalOptions(dataset, corpus, parse_modes(modes), peer, json_out, report_dir)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from error
+    try:
+        report, paths = run_eval(settings, options)
+    except SearchPlatformError as error:
+        fail(str(error))
+    print_report(report)
+    for path in paths:
+        typer.echo(f"wrote {path}")

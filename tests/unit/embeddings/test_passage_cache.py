@@ -1,0 +1,36 @@
+import pytest
+
+from search_platform.embeddings.cache import CachingEmbedder, VectorStore
+from search_platform.embeddings.fake import FakeEmbedder
+
+
+class CountingEmbedder(FakeEmbedder):
+    """The fake embedder, counting the passages it really encodes."""
+
+    def __init__(self) -> None:
+        super().__init__(dims=8)
+        self.encoded: list[str] = []
+
+    def embed_documents(self, texts):
+        self.encoded.extend(texts)
+        return super().embed_documents(texts)
+
+
+def test_only_unseen_passages_are_encoded_and_vectors_survive_a_reopen(tmp_path):
+    inner = CountingEmbedder()
+    cached = CachingEmbedder.in_directory(inner, tmp_path)
+    first = cached.embed_documents(["alpha", "beta", "alpha"])
+    probe_calls = len(inner.encoded) - 2  # the fingerprint probe
+    assert inner.encoded[probe_calls:] == ["alpha", "beta"]
+    again = CachingEmbedder.in_directory(inner, tmp_path).embed_documents(["beta", "gamma", "alpha"])
+    assert inner.encoded[-1] == "gamma" and inner.encoded.count("alpha") == 1
+    assert again[0] == pytest.approx(first[1], abs=1e-6) and again[2] == pytest.approx(first[0], abs=1e-6)
+    assert again[1] == pytest.approx(inner.embed_documents(["gamma"])[0], abs=1e-6)
+
+
+def test_another_model_never_reads_these_vectors(tmp_path):
+    store = VectorStore(tmp_path / "v.sqlite3")
+    one = CachingEmbedder(FakeEmbedder(dims=8), store, fingerprint="model-a")
+    other = CachingEmbedder(FakeEmbedder(dims=8), store, fingerprint="model-b")
+    one.embed_documents(["text"])
+    assert store.get_many([other._key("text")]) == {}
