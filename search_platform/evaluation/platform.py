@@ -15,7 +15,7 @@ from celery import Celery
 from redis import Redis
 
 from search_platform.backends.elasticsearch.client import build_client
-from search_platform.backends.elasticsearch.mappings import MAPPING_VERSION, delete_index
+from search_platform.backends.elasticsearch.mappings import delete_index, index_body
 from search_platform.config import Settings
 from search_platform.domain.errors import SearchPlatformError
 from search_platform.domain.models import Document, GroupBy, SearchMode
@@ -39,8 +39,8 @@ def corpus_fingerprint(corpus: Sequence[Document], settings: Settings) -> str:
     digest = hashlib.sha256()
     embedding = settings.embedding.model_dump(include={"backend", "model_path", "onnx_quantize"})
     index = settings.elasticsearch.model_dump(include=INDEX_SHAPING_SETTINGS)
-    shape = {"chunking": settings.chunking.model_dump(), "embedding": embedding, "mapping": MAPPING_VERSION,
-             "es": index}
+    mapping = index_body(settings.elasticsearch, dims=0)  # analyzers and fields, whatever the version says
+    shape = {"chunking": settings.chunking.model_dump(), "embedding": embedding, "mapping": mapping, "es": index}
     digest.update(json.dumps(shape, sort_keys=True, default=str).encode())
     for document in sorted(corpus, key=lambda d: d.doc_id):
         digest.update(f"{document.doc_id}\x1f{document.title}\x1f{document.content}\x1e".encode())
