@@ -1,4 +1,5 @@
-"""`search-platform keys create|list|revoke`: manage API keys in Redis (the CLI talks to Redis, not the API)."""
+"""`search-platform keys create|list|revoke|delete|prune`: manage API keys in Redis (the CLI talks to Redis, not the
+API)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from rich.console import Console
 from rich.table import Column, Table
 
 from search_platform.auth.errors import KeyPolicyError
+from search_platform.auth.indices import IndexPolicy
 from search_platform.auth.keys import ApiKey, KeyStore, parse_scopes
 from search_platform.cli.common import redis_client, settings_or_exit
 from search_platform.config import Settings
@@ -25,8 +27,9 @@ err_console = Console(stderr=True)
 @contextmanager
 def key_store(settings: Settings) -> Iterator[KeyStore]:
     """A KeyStore on the configured Redis, closed afterwards."""
+    policy = IndexPolicy.build(default_alias=settings.elasticsearch.index_alias, log_alias=settings.analytics.log_alias)
     with redis_client(settings) as redis:
-        yield KeyStore.from_settings(redis, settings.auth)
+        yield KeyStore.from_settings(redis, settings.auth, policy)
 
 
 def _when(timestamp: float | None) -> str:
@@ -37,8 +40,9 @@ def key_row(key: ApiKey, default_limit: int) -> tuple[str, ...]:
     """One row of `keys list`: never the secret."""
     limit = str(key.rate_limit_per_minute) if key.rate_limit_per_minute else f"{default_limit} (default)"
     state = f"revoked {_when(key.revoked_at)}" if key.revoked else "active"
-    return (key.key_id, key.name, ",".join(sorted(s.value for s in key.scopes)), key.tenant or "* (all)", limit,
-            _when(key.created_at), state)
+    indices = ",".join(key.indices) or ("(defaults)" if key.tenant else "sp-* (all)")
+    return (key.key_id, key.name, ",".join(sorted(s.value for s in key.scopes)), key.tenant or "* (all)", indices,
+            limit, _when(key.created_at), state)
 
 
 @app.command()
@@ -49,13 +53,16 @@ def create(
                                                     "every tenant and must hold the admin scope.")] = None,
     rate_limit: Annotated[int | None, typer.Option(min=1, help="Requests per minute (default: "
                                                                "SP_AUTH__RATE_LIMIT_PER_MINUTE).")] = None,
+    index: Annotated[list[str] | None, typer.Option(
+        help="An index (alias) or prefix ending in '*' the key may use; repeat for more. A tenant key without any "
+             "gets the default alias and its own sp-tenant-<tenant>.* namespace.")] = None,
 ) -> None:
     """Create a key and print it once: only its hash is stored, it cannot be shown again."""
     settings = settings_or_exit()
     try:
         with key_store(settings) as store:
             key, plaintext = store.create(name=name, scopes=parse_scopes(scopes), tenant=tenant,
-                                          rate_limit_per_minute=rate_limit)
+                                          rate_limit_per_minute=rate_limit, indices=index or ())
     except KeyPolicyError as error:
         err_console.print(f"[red]{error}[/red]", soft_wrap=True)
         raise typer.Exit(2) from error
@@ -69,8 +76,8 @@ def list_keys() -> None:
     settings = settings_or_exit()
     with key_store(settings) as store:
         keys = store.list()
-    table = Table(Column("key_id", no_wrap=True), "name", Column("scopes", no_wrap=True), "tenant", "limit/min",
-                  "created", "state")
+    table = Table(Column("key_id", no_wrap=True), "name", Column("scopes", no_wrap=True), "tenant", "indices",
+                  "limit/min", "created", "state")
     for key in keys:
         table.add_row(*key_row(key, settings.auth.rate_limit_per_minute))
     console.print(table)
@@ -88,18 +95,50 @@ def revoke(key_id: Annotated[str, typer.Argument(help="The key's id (the part af
     console.print(f"revoked {key_id}")
 
 
+@app.command()
+def delete(key_id: Annotated[str, typer.Argument(help="The key's id (the part after `sp_`).")]) -> None:
+    """Delete a key for good: it stops working and leaves `keys list`."""
+    settings = settings_or_exit()
+    with key_store(settings) as store:
+        found = store.delete(key_id)
+    if not found:
+        err_console.print(f"[red]no key with id {key_id}[/red]")
+        raise typer.Exit(1)
+    console.print(f"deleted {key_id}")
+
+
+@app.command()
+def prune(
+    revoked: Annotated[bool, typer.Option("--revoked", help="Delete every revoked key.")] = False,
+    tenant: Annotated[str | None, typer.Option(help="Delete every key of this tenant.")] = None,
+) -> None:
+    """Delete revoked keys and/or every key of a tenant (at least one of --revoked, --tenant)."""
+    if not revoked and tenant is None:
+        err_console.print("[red]name --revoked and/or --tenant[/red]")
+        raise typer.Exit(2)
+    settings = settings_or_exit()
+    with key_store(settings) as store:
+        deleted = store.delete_where(tenant=tenant, revoked=True if revoked else None)
+    console.print(f"deleted {len(deleted)} key(s): {', '.join(deleted)}" if deleted else "no key to delete")
+
+
+BENCHMARK_INDICES = ("sp-bench-*",)  # the throwaway indices of benchmarks/
+
+
 @contextmanager
 def temporary_key(settings: Settings, *, name: str, scopes: str, tenant: str | None = "default",
                   rate_limit_per_minute: int | None = 1_000_000) -> Iterator[str]:
-    """A key for one scripted run (benchmarks, load tests), revoked when the run ends; by default bound to the
-    `default` tenant and with a limit high enough not to throttle the measurement."""
+    """A key for one scripted run (benchmarks, load tests), deleted when the run ends; by default bound to the
+    `default` tenant, granted the default alias and the benchmarks' sp-bench-* indices, and with a limit high
+    enough not to throttle the measurement."""
+    indices = (settings.elasticsearch.index_alias, *BENCHMARK_INDICES) if tenant is not None else ()
     with key_store(settings) as store:
         key, plaintext = store.create(name=name, scopes=parse_scopes(scopes), tenant=tenant,
-                                      rate_limit_per_minute=rate_limit_per_minute)
+                                      rate_limit_per_minute=rate_limit_per_minute, indices=indices)
         try:
             yield plaintext
         finally:
-            store.revoke(key.key_id)
+            store.delete(key.key_id)
 
 
 def run_api_key(settings: Settings, *, name: str, scopes: str) -> AbstractContextManager[str]:

@@ -13,7 +13,7 @@ POLICY = IndexPolicy.build(default_alias="sp-chunks", log_alias="sp-test-search-
 def test_the_platform_prefix_is_the_service_user_s_index_pattern():
     from infra.es_security import INDEX_PATTERNS
 
-    assert INDEX_PATTERNS == (f"{PLATFORM_PREFIX}*",)
+    assert (f"{PLATFORM_PREFIX}*",) == INDEX_PATTERNS
 
 
 def test_grants_are_names_or_prefixes():

@@ -28,6 +28,10 @@ PAIRS: list[tuple[type[BaseModel], str, frozenset[str]]] = [
     (sdk.IngestResponse, "IngestResponseBody", frozenset()),
     (sdk.Job, "JobBody", frozenset()),
     (sdk.models.FeedbackResponse, "FeedbackResponseBody", frozenset()),
+    (sdk.DocumentInfo, "DocumentInfoBody", frozenset()),
+    (sdk.DeleteResult, "DeleteResponseBody", frozenset()),
+    (sdk.PurgeResult, "PurgeResponseBody", frozenset()),
+    (sdk.KeyDeleted, "KeyDeletedBody", frozenset()),
 ]
 # every operation of the API -> the client method that calls it (on both faces)
 ENDPOINTS = {
@@ -37,6 +41,11 @@ ENDPOINTS = {
     ("get", "/v1/jobs/{job_id}"): "job",
     ("post", "/v1/jobs/{job_id}/resume"): "resume_job",
     ("get", "/healthz"): "health",
+    ("get", "/v1/documents/{doc_id}"): "get_document",
+    ("delete", "/v1/documents/{doc_id}"): "delete_document",
+    ("post", "/v1/documents/delete"): "delete_documents",
+    ("delete", "/v1/tenants/{tenant}"): "purge_tenant",
+    ("delete", "/v1/keys/{key_id}"): "delete_key",
 }
 # enumerated request fields: (schema, property) -> the SDK's Literal
 ENUMS: dict[tuple[str, str], Any] = {

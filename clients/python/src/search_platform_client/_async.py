@@ -11,12 +11,16 @@ import httpx
 from search_platform_client import _core
 from search_platform_client._core import DEFAULT_URL, Operation, RetryPolicy, SearchFields, Send
 from search_platform_client.models import (
+    DeleteResult,
     Document,
+    DocumentInfo,
     Health,
     Hit,
     IngestProgress,
     IngestResponse,
     Job,
+    KeyDeleted,
+    PurgeResult,
     SearchOptions,
     SearchResponse,
 )
@@ -126,6 +130,31 @@ class AsyncSearchClient:
         """Report a click on the hit at `position` (from 1) of the search `request_id`; True when logged."""
         return await self._drive(_core.feedback(request_id, doc_id=doc_id, position=position, chunk_id=chunk_id,
                                           user_id=user_id, session_id=session_id, retry=self._retry), timeout)
+
+    async def get_document(self, doc_id: str, *, index: str | None = None, tenant: str | None = None,
+                     timeout: float | None = None) -> DocumentInfo:
+        """One document as indexed: chunk count, content hash, indexed_at (NotFoundError when absent)."""
+        return await self._drive(_core.get_document(doc_id, index=index, tenant=tenant, retry=self._retry), timeout)
+
+    async def delete_document(self, doc_id: str, *, index: str | None = None, tenant: str | None = None,
+                        timeout: float | None = None) -> DeleteResult:
+        """Delete a document, including any older ingest of it still in flight."""
+        return await self._drive(_core.delete_document(doc_id, index=index, tenant=tenant, retry=self._retry), timeout)
+
+    async def delete_documents(self, *, index: str | None = None, tenant: str | None = None,
+                         doc_ids: Iterable[str] = (), sources: Iterable[str] = (), tags: Iterable[str] = (),
+                         timeout: float | None = None) -> DeleteResult:
+        """Delete every document matching all the given criteria (doc_ids, sources, tags; at least one)."""
+        return await self._drive(_core.delete_documents(index=index, tenant=tenant, doc_ids=doc_ids, sources=sources,
+                                                  tags=tags, retry=self._retry), timeout)
+
+    async def purge_tenant(self, tenant: str, *, timeout: float | None = None) -> PurgeResult:
+        """Admin: remove every record, own index and API key of a tenant."""
+        return await self._drive(_core.purge_tenant(tenant, self._retry), timeout)
+
+    async def delete_key(self, key_id: str, *, timeout: float | None = None) -> KeyDeleted:
+        """Admin: delete an API key for good."""
+        return await self._drive(_core.delete_key(key_id, self._retry), timeout)
 
     async def health(self, *, timeout: float | None = None) -> Health:
         """The service's dependencies (Health.ok is False when one is down)."""

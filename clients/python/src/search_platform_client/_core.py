@@ -12,7 +12,7 @@ from datetime import UTC
 from email.utils import parsedate_to_datetime
 from itertools import islice
 from typing import Any, TypedDict, TypeVar
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urlencode, urlsplit
 
 import httpx
 
@@ -29,7 +29,9 @@ from search_platform_client.errors import (
     TransportError,
 )
 from search_platform_client.models import (
+    DeleteResult,
     Document,
+    DocumentInfo,
     FeedbackResponse,
     Filters,
     Fusion,
@@ -38,8 +40,10 @@ from search_platform_client.models import (
     IngestProgress,
     IngestResponse,
     Job,
+    KeyDeleted,
     Mode,
     Normalization,
+    PurgeResult,
     SearchOptions,
     SearchResponse,
     Weights,
@@ -283,6 +287,41 @@ def feedback(request_id: str, *, doc_id: str, position: int, chunk_id: str | Non
     body = {key: value for key, value in body.items() if value is not None}
     return exchange(Send("POST", "/v1/feedback", body),
                     lambda data: FeedbackResponse.model_validate(data).accepted, retry)
+
+
+def _document_path(doc_id: str, index: str | None, tenant: str | None) -> str:
+    query = urlencode({k: v for k, v in (("index", index), ("tenant", tenant)) if v is not None})
+    return f"/v1/documents/{quote(doc_id, safe='')}" + (f"?{query}" if query else "")
+
+
+def get_document(doc_id: str, *, index: str | None, tenant: str | None, retry: RetryPolicy
+                 ) -> Operation[DocumentInfo]:
+    """GET /v1/documents/{doc_id}: chunk count, content hash and indexed_at of one document."""
+    return exchange(Send("GET", _document_path(doc_id, index, tenant)), DocumentInfo.model_validate, retry)
+
+
+def delete_document(doc_id: str, *, index: str | None, tenant: str | None, retry: RetryPolicy
+                    ) -> Operation[DeleteResult]:
+    """DELETE /v1/documents/{doc_id}: the document now, and any older ingest of it still in flight."""
+    return exchange(Send("DELETE", _document_path(doc_id, index, tenant)), DeleteResult.model_validate, retry)
+
+
+def delete_documents(*, index: str | None, tenant: str | None, doc_ids: Iterable[str], sources: Iterable[str],
+                     tags: Iterable[str], retry: RetryPolicy) -> Operation[DeleteResult]:
+    """POST /v1/documents/delete: every document matching all the given criteria (at least one)."""
+    body: dict[str, Any] = {"doc_ids": list(doc_ids), "sources": list(sources), "tags": list(tags)}
+    body.update({k: v for k, v in (("index", index), ("tenant", tenant)) if v is not None})
+    return exchange(Send("POST", "/v1/documents/delete", body), DeleteResult.model_validate, retry)
+
+
+def purge_tenant(tenant: str, retry: RetryPolicy) -> Operation[PurgeResult]:
+    """DELETE /v1/tenants/{tenant} (admin): every record, own index and API key of the tenant."""
+    return exchange(Send("DELETE", f"/v1/tenants/{quote(tenant, safe='')}"), PurgeResult.model_validate, retry)
+
+
+def delete_key(key_id: str, retry: RetryPolicy) -> Operation[KeyDeleted]:
+    """DELETE /v1/keys/{key_id} (admin): delete an API key for good."""
+    return exchange(Send("DELETE", f"/v1/keys/{quote(key_id, safe='')}"), KeyDeleted.model_validate, retry)
 
 
 def health() -> Operation[Health]:

@@ -202,6 +202,44 @@ class Job(BaseModel):
         return self.state in ("done", "failed")
 
 
+class DocumentInfo(BaseModel):
+    """What the index holds of one document."""
+
+    doc_id: str
+    tenant: str
+    index: str
+    chunk_count: int
+    content_hash: str
+    indexed_at: str | None = None
+    title: str = ""
+    source: str = ""
+    tags: list[str] = Field(default_factory=list)
+
+
+class DeleteResult(BaseModel):
+    """What a delete removed: the (tenant, doc_id) pairs and the records (chunks and document records)."""
+
+    index: str
+    documents: list[dict[str, str]] = Field(default_factory=list)
+    records_deleted: int
+
+
+class PurgeResult(BaseModel):
+    """What purging a tenant removed."""
+
+    tenant: str
+    records_deleted: int
+    indices_deleted: list[str] = Field(default_factory=list)
+    keys_deleted: list[str] = Field(default_factory=list)
+
+
+class KeyDeleted(BaseModel):
+    """Answer to deleting an API key."""
+
+    key_id: str
+    deleted: bool
+
+
 class FeedbackResponse(BaseModel):
     """Answer to a click report."""
 
