@@ -2,8 +2,11 @@
 p50/p95/p99, requests/s and failures per mode and step, and where latency bends.
 
 Usage: .venv/bin/python loadtests/run.py [--host http://127.0.0.1:8000] [--users 5,10,20,40] [--step-seconds 30]
-Only loopback hosts are accepted; each step is bounded in time. The API key is SP_API_KEY, or else a search key
-bound to the `default` tenant is created for the run (unthrottled) and revoked at the end.
+    [--out DIR] [--api-key KEY | --env-key]
+Only loopback hosts are accepted; each step is bounded in time. Results go to a fresh folder,
+benchmarks/reports/loadtest-<UTC time>, unless --out names one (published results are never overwritten by
+default). The API key is --api-key, or SP_API_KEY with --env-key, or else a search key bound to the `default`
+tenant is created for the run (unthrottled) and revoked at the end; the run says which it uses.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import itertools
 import os
 import subprocess
 import sys
+from contextlib import AbstractContextManager, nullcontext
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -60,26 +65,50 @@ def knee(steps: dict[int, list[dict[str, str]]]) -> str:
     return "No step more than doubled the aggregated p95."
 
 
+def fresh_out_dir(now: datetime | None = None) -> Path:
+    """benchmarks/reports/loadtest-<UTC time>: a new folder per run."""
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
+    return Path("benchmarks/reports") / f"loadtest-{stamp}"
+
+
+def choose_key(api_key: str | None, *, env_key: bool) -> tuple[str, AbstractContextManager[str] | None]:
+    """Which key the run uses and why: the given one, SP_API_KEY when asked for, else None (a temporary key)."""
+    if api_key:
+        return "the key given with --api-key", nullcontext(api_key)
+    if env_key:
+        given = os.environ.get("SP_API_KEY")
+        if not given:
+            raise SystemExit("--env-key: SP_API_KEY is not set")
+        return "SP_API_KEY from the environment", nullcontext(given)
+    return "a temporary search key bound to tenant 'default', revoked at the end", None
+
+
 def main() -> None:
     """Parse arguments, refuse non-loopback hosts, run the steps, write the report."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--host", default="http://127.0.0.1:8000")
     parser.add_argument("--users", default="5,10,20,40")
     parser.add_argument("--step-seconds", type=int, default=30)
-    parser.add_argument("--out", type=Path, default=Path("benchmarks/reports/loadtest"))
+    parser.add_argument("--out", type=Path, default=None, help="default: a fresh benchmarks/reports/loadtest-<time>")
+    parser.add_argument("--api-key", default=None, help="the key to search with (default: a temporary one)")
+    parser.add_argument("--env-key", action="store_true", help="search with SP_API_KEY from the environment")
     args = parser.parse_args()
+    out: Path = args.out or fresh_out_dir()
     if urlparse(args.host).hostname not in LOOPBACK:
         raise SystemExit(f"refusing to load-test {args.host}: only loopback hosts are allowed")
     if not 1 <= args.step_seconds <= 600:
         raise SystemExit("--step-seconds must be between 1 and 600")
-    args.out.mkdir(parents=True, exist_ok=True)
-    from search_platform.cli.keys import run_api_key
+    out.mkdir(parents=True, exist_ok=True)
+    from search_platform.cli.keys import temporary_key
     from search_platform.config import load_settings
 
-    with run_api_key(load_settings(), name="loadtest", scopes="search") as api_key:
-        steps = {users: read_stats(run_step(args.host, users, args.step_seconds, args.out, api_key))
+    source, given = choose_key(args.api_key, env_key=args.env_key)
+    print(f"load test of {args.host}: searching with {source}; writing to {out}/", flush=True)
+    key = given or temporary_key(load_settings(), name="loadtest", scopes="search")
+    with key as api_key:
+        steps = {users: read_stats(run_step(args.host, users, args.step_seconds, out, api_key))
                  for users in (int(u) for u in args.users.split(","))}
-    markdown = args.out / "report.md"
+    markdown = out / "report.md"
     markdown.write_text(report(steps), encoding="utf-8")
     print(markdown.read_text(encoding="utf-8"))
 

@@ -16,7 +16,8 @@ from search_platform.backends.elasticsearch.client import build_client
 from search_platform.cli.common import settings_or_exit
 from search_platform.domain.errors import SearchPlatformError
 
-logs_app = typer.Typer(no_args_is_help=True, add_completion=False, help="Manage the search-log indices.")
+logs_app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
+                        help="Manage the search-log indices.")
 console = Console()
 err_console = Console(stderr=True)
 

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from search_platform.cli.common import settings_or_exit
 
-app = typer.Typer(no_args_is_help=True, add_completion=False,
+app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
                   help="Run a local multi-node Elasticsearch cluster on loopback (beside the main node).")
 console = Console()
 

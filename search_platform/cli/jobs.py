@@ -1,64 +1,85 @@
-"""`search-platform jobs status|resume JOB_ID`: inspect an ingestion job and re-queue its failed batches.
-
-Like `keys`, these talk to Redis (the job store and the queue) directly, not to the API."""
+"""`search-platform jobs status|wait|resume JOB_ID`: follow an ingestion job through the API (only its URL and
+key are needed) and re-queue its failed batches."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from functools import partial
 from typing import Annotated
 
 import typer
-from rich.console import Console
+from search_platform_client import Job, JobTimeoutError
 
-from search_platform.cli.common import redis_client, settings_or_exit
-from search_platform.config import Settings
-from search_platform.domain.errors import ConflictError, JobNotFoundError
-from search_platform.ingestion.jobs import JobStatus, JobStore, resume
+from search_platform.cli.common import (
+    DEFAULT_API_URL,
+    ApiKeyOption,
+    ApiUrlOption,
+    ExitCode,
+    api_client,
+    fail,
+    new_app,
+)
+from search_platform.cli.output import FormatOption, OutputFormat, print_json, print_jsonl
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="Inspect ingestion jobs and resume failed ones.")
-console = Console()
-err_console = Console(stderr=True)
-JobId = Annotated[str, typer.Argument(help="The job id POST /v1/ingest returned.")]
-
-
-@contextmanager
-def job_store(settings: Settings) -> Iterator[JobStore]:
-    """A JobStore on the configured Redis, closed afterwards."""
-    with redis_client(settings) as redis:
-        yield JobStore(redis, ttl_s=settings.redis.job_ttl_s)
+app = new_app("Follow ingestion jobs and resume failed ones (through the API).")
+JobId = Annotated[str, typer.Argument(help="The job id `ingest` printed (POST /v1/ingest returned).")]
 
 
-def describe(status: JobStatus) -> str:
+def describe(job: Job) -> str:
     """One line of a job's state and counts, then one per failed document."""
-    head = (f"{status.job_id}: {status.state.value}; documents {status.documents_done} done, "
-            f"{status.documents_failed} failed of {status.documents_total}; {status.chunks_done} chunks; "
-            f"batches {status.batches_done} done, {status.batches_failed} failed of {status.batches_total}")
-    return "\n".join([head, *(f"  {doc_id}: {reason}" for doc_id, reason in sorted(status.errors.items()))])
+    head = (f"{job.job_id}: {job.state}; documents {job.documents_done} done, {job.documents_failed} failed of "
+            f"{job.documents_total}; {job.chunks_done} chunks; batches {job.batches_done} done, "
+            f"{job.batches_failed} failed of {job.batches_total}")
+    return "\n".join([head, *(f"  {doc_id}: {reason}" for doc_id, reason in sorted(job.errors.items()))])
+
+
+def emit(job: Job, output: OutputFormat) -> None:
+    """The job in the chosen format."""
+    if output is OutputFormat.JSON:
+        print_json(job.model_dump(mode="json"))
+    elif output is OutputFormat.JSONL:
+        print_jsonl([job.model_dump(mode="json")])
+    else:
+        typer.echo(describe(job))
+
+
+def _exit_for(job: Job) -> None:
+    if job.state == "failed" or job.documents_failed:
+        raise typer.Exit(int(ExitCode.FAILED))
 
 
 @app.command()
-def status(job_id: JobId) -> None:
-    """Show a job's state, counts and per-document errors."""
-    with job_store(settings_or_exit()) as store:
+def status(job_id: JobId, output: FormatOption = OutputFormat.TABLE, url: ApiUrlOption = DEFAULT_API_URL,
+           api_key: ApiKeyOption = None) -> None:
+    """Show a job's state, counts and per-document errors (exit 1 when it failed)."""
+    with api_client(url, api_key) as client:
+        job = client.job(job_id)
+    emit(job, output)
+    _exit_for(job)
+
+
+@app.command()
+def wait(job_id: JobId,
+         timeout: Annotated[float, typer.Option(help="Seconds to wait (the job goes on afterwards).")] = 3600.0,
+         output: FormatOption = OutputFormat.TABLE, url: ApiUrlOption = DEFAULT_API_URL,
+         api_key: ApiKeyOption = None) -> None:
+    """Wait until a job is done or failed, then show it (exit 1 when it failed, 4 on timeout)."""
+    with api_client(url, api_key) as client:
         try:
-            console.print(describe(store.get(job_id)), markup=False)
-        except JobNotFoundError as error:
-            err_console.print(str(error), style="red", markup=False)
-            raise typer.Exit(1) from error
+            job = client.wait_for_job(job_id, timeout_s=timeout, poll_s=1.0)
+        except JobTimeoutError:
+            fail(f"job {job_id} not finished after {timeout:g}s; it goes on: run this again to keep waiting",
+                 ExitCode.TIMEOUT)
+    emit(job, output)
+    _exit_for(job)
 
 
 @app.command("resume")
-def resume_command(job_id: JobId) -> None:
+def resume_command(job_id: JobId, output: FormatOption = OutputFormat.TABLE, url: ApiUrlOption = DEFAULT_API_URL,
+                   api_key: ApiKeyOption = None) -> None:
     """Queue a failed job's failed batches again (a worker must run to do them)."""
-    from search_platform.ingestion.queue import create_celery, enqueue_batch
-
-    settings = settings_or_exit()
-    with job_store(settings) as store:
-        try:
-            numbers = resume(store, partial(enqueue_batch, create_celery(settings)), job_id)
-        except (JobNotFoundError, ConflictError) as error:
-            err_console.print(str(error), style="red", markup=False)
-            raise typer.Exit(1) from error
-        console.print(f"re-queued batches {', '.join(map(str, numbers))} of job {job_id}", markup=False)
+    with api_client(url, api_key) as client:
+        job = client.resume_job(job_id)
+    if output is OutputFormat.TABLE:
+        typer.echo(f"re-queued {job.batches_failed or 'the failed'} batches of job {job_id}; follow it with "
+                   f"`search-platform jobs wait {job_id}`")
+    else:
+        emit(job, output)

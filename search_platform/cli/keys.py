@@ -19,7 +19,8 @@ from search_platform.auth.keys import ApiKey, KeyStore, parse_scopes
 from search_platform.cli.common import redis_client, settings_or_exit
 from search_platform.config import Settings
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="Create, list and revoke API keys.")
+app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
+                  help="Create, list and revoke API keys.")
 console = Console()
 err_console = Console(stderr=True)
 

@@ -1,14 +1,18 @@
-"""The `query` command's work: call the SDK, print a readable table."""
+"""`search-platform query TEXT`: search through the API (only its URL and key are needed) and print the hits as
+an 80-column table, JSON or JSON lines."""
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict, cast, get_args
+from typing import Annotated, TypedDict, cast, get_args
 
+import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
-from search_platform_client import Hit, SearchClient, SearchOptions, SearchPlatformClientError, SearchResponse
-from search_platform_client.models import Fusion, GroupBy, Normalization
+from rich.text import Text
+from search_platform_client import Fusion, GroupBy, Hit, Mode, Normalization, SearchOptions, SearchResponse
+
+from search_platform.cli.common import DEFAULT_API_URL, ApiKeyOption, ApiUrlOption, api_client
+from search_platform.cli.output import FormatOption, OutputFormat, print_json, print_jsonl, table
 
 
 class FusionKwargs(TypedDict, total=False):
@@ -32,8 +36,6 @@ class ViewKwargs(TypedDict, total=False):
 
 
 def _choice(name: str, value: str, choices: tuple[str, ...]) -> str:
-    import typer
-
     if value not in choices:
         raise typer.BadParameter(f"unknown {name} {value!r}: use {', '.join(choices)}")
     return value
@@ -69,22 +71,6 @@ def view_options(*, page: int, window: int | None, group_by: str, highlight: boo
     return options
 
 
-def run_query(base_url: str, text: str, *, mode: str, top_k: int, index: str | None,
-              fusion: FusionKwargs | None = None, view: ViewKwargs | None = None,
-              api_key: str | None = None) -> SearchResponse:
-    """One search through the SDK; exits with the service's message on error."""
-    import typer
-
-    _choice("mode", mode, ("hybrid", "bm25", "semantic"))
-    try:
-        with SearchClient(base_url, api_key=api_key) as client:
-            options = SearchOptions(mode=cast(Literal["bm25", "semantic", "hybrid"], mode), top_k=top_k, index=index)
-            return client.search(text, options, **(fusion or FusionKwargs()), **(view or ViewKwargs()))
-    except SearchPlatformClientError as error:
-        Console(stderr=True).print(str(error), style="red", markup=False)
-        raise typer.Exit(1) from error
-
-
 def _leg_rank(hit: Hit, leg: str) -> str:
     score = hit.legs.get(leg)
     return str(score.rank) if score else "-"
@@ -99,45 +85,93 @@ def snippet_markup(hit: Hit, *, width: int = 160) -> str:
 
 
 def _document(hit: Hit) -> str:
-    return f"{hit.doc_id} ({len(hit.chunks)} chunks)" if len(hit.chunks) > 1 else hit.doc_id
+    name = f"{hit.doc_id} ({len(hit.chunks)} chunks)" if len(hit.chunks) > 1 else hit.doc_id
+    return f"{name} / {hit.section}" if hit.section else name
+
+
+def _score(hit: Hit) -> str:
+    return f"{hit.score:.4f}" if hit.rerank_score is None else f"{hit.rerank_score:.4f}*"
 
 
 def _rerank_note(response: SearchResponse) -> str:
     if response.reranked:
-        return " · reranked"
+        return " · reranked (* rerank score)"
     return f" · not reranked: {response.rerank_reason}" if response.rerank_reason else ""
 
 
 def print_results(console: Console, response: SearchResponse) -> None:
-    """A table: rank, score, document, section, rank in each leg, highlights (or the text's start)."""
+    """One line per hit: rank, score, document / section, rank in each leg, highlights (or the text's start)."""
     mode = f"{response.mode} ({response.fusion})" if response.mode == "hybrid" else response.mode
     paging = f"page {response.page} · {response.total_in_window} in window {response.window}"
-    table = Table(title=f"{mode} · {len(response.hits)} hits · {paging}{_rerank_note(response)} · "
-                        f"{response.took_ms:.0f} ms", show_lines=False)
-    for column in ("#", "score", "document", "section", "bm25", "dense", "text"):
-        table.add_column(column, overflow="fold")
-    for hit in response.hits:
-        score = f"{hit.score:.4f}" if hit.rerank_score is None else f"{hit.rerank_score:.4f} (rerank)"
-        table.add_row(str(hit.rank), score, escape(_document(hit)), escape(hit.section[:40]),
-                      _leg_rank(hit, "bm25"), _leg_rank(hit, "dense"), snippet_markup(hit))
-    console.print(table)
+    degraded = f" · degraded: {response.degraded_reason}" if response.degraded else ""
+    title = (f"{mode} · {len(response.hits)} hits · {paging}{_rerank_note(response)}{degraded} · "
+             f"{response.took_ms:.0f} ms")
+    rows = [(str(hit.rank), _score(hit), Text(_document(hit)), _leg_rank(hit, "bm25"), _leg_rank(hit, "dense"),
+             Text.from_markup(snippet_markup(hit))) for hit in response.hits]
+    console.print(Text(title, style="bold"), overflow="ellipsis", no_wrap=True, crop=True)
+    console.print(table(None, [("#", 3), ("score", 7), ("document", 24), ("bm25", 4), ("dense", 5), ("text", None)],
+                        rows))
     if any(hit.explanation for hit in response.hits):
         print_explanations(console, response)
 
 
 def print_explanations(console: Console, response: SearchResponse) -> None:
-    """A table per leg of each hit: rank, raw score, normalised score, contribution to the fused score."""
-    table = Table(title="explain · contributions sum to the score")
-    for column in ("#", "fusion", "leg", "rank", "raw", "normalized", "contribution"):
-        table.add_column(column)
+    """A line per leg of each hit: fusion, rank, raw score, normalised score, contribution to the fused score."""
+    rows = []
     for hit in response.hits:
         if hit.explanation is None:
             continue
         route = {"route": hit.explanation.route} if hit.explanation.route else {}
         params = ", ".join(f"{k}={v}" for k, v in {**route, **hit.explanation.params}.items())
         for leg, part in hit.explanation.legs.items():
-            table.add_row(str(hit.rank), escape(f"{hit.explanation.fusion} {params}".strip()), leg,
-                          "-" if part.rank is None else str(part.rank),
-                          "-" if part.score is None else f"{part.score:.4f}",
-                          "-" if part.normalized is None else f"{part.normalized:.4f}", f"{part.contribution:.4f}")
-    console.print(table)
+            rows.append((str(hit.rank), f"{hit.explanation.fusion} {params}".strip(), leg,
+                         "-" if part.rank is None else str(part.rank),
+                         "-" if part.score is None else f"{part.score:.4f}",
+                         "-" if part.normalized is None else f"{part.normalized:.4f}", f"{part.contribution:.4f}"))
+    console.print("explain · contributions sum to the score", style="bold")
+    console.print(table(None, [("#", 4), ("fusion", None), ("leg", 5), ("rank", 4), ("raw", 8), ("norm", 6),
+                               ("contrib", 7)], rows))
+
+
+def emit(response: SearchResponse, output: OutputFormat, console: Console) -> None:
+    """The response in the chosen format: table, JSON (the whole response) or JSON lines (one hit a line)."""
+    if output is OutputFormat.JSON:
+        print_json(response.model_dump(mode="json"))
+    elif output is OutputFormat.JSONL:
+        print_jsonl(hit.model_dump(mode="json") for hit in response.hits)
+    else:
+        print_results(console, response)
+
+
+def query(
+    text: Annotated[str, typer.Argument(help="The query.")],
+    mode: Annotated[str, typer.Option(help="hybrid | bm25 | semantic")] = "hybrid",
+    top_k: Annotated[int, typer.Option(help="Hits to show: the page size.")] = 10,
+    index: Annotated[str | None, typer.Option(help="Alias to search (default: the service's).")] = None,
+    page: Annotated[int, typer.Option(min=1, help="Page number, from 1.")] = 1,
+    window: Annotated[int | None, typer.Option(min=1, help="Fused hits pages are cut from (page * top-k at most)."
+                                               )] = None,
+    group_by: Annotated[str, typer.Option(help="chunk | document")] = "chunk",
+    highlight: Annotated[bool, typer.Option(help="Show highlighted fragments instead of the text's start.")] = True,
+    explain: Annotated[bool, typer.Option(help="Also print each leg's contribution to each score.")] = False,
+    fusion: Annotated[str | None, typer.Option(
+        help=f"Hybrid fusion: {' | '.join(get_args(Fusion))} (routed: weights by query type).")] = None,
+    alpha: Annotated[float | None, typer.Option(help="convex: weight of dense, in [0, 1].")] = None,
+    weight_bm25: Annotated[float | None, typer.Option(help="weighted_rrf, dbsf: weight of bm25.")] = None,
+    weight_dense: Annotated[float | None, typer.Option(help="weighted_rrf, dbsf: weight of dense.")] = None,
+    normalization: Annotated[str | None, typer.Option(help="convex: minmax | zscore.")] = None,
+    rerank: Annotated[bool | None, typer.Option("--rerank/--no-rerank", help="Rescore the fused top N with the "
+                                                "service's cross-encoder (default: as configured).")] = None,
+    output: FormatOption = OutputFormat.TABLE,
+    url: ApiUrlOption = DEFAULT_API_URL,
+    api_key: ApiKeyOption = None,
+) -> None:
+    """Search through the API and print each hit with its rank in each leg."""
+    options = SearchOptions(mode=cast(Mode, _choice("mode", mode, get_args(Mode))), top_k=top_k, index=index)
+    fusion_kwargs = fusion_options(fusion=fusion, alpha=alpha, weight_bm25=weight_bm25, weight_dense=weight_dense,
+                                   normalization=normalization)
+    view = view_options(page=page, window=window, group_by=group_by, highlight=highlight, explain=explain,
+                        rerank=rerank)
+    with api_client(url, api_key) as client:
+        response = client.search(text, options, **fusion_kwargs, **view)
+    emit(response, output, Console(highlight=False))

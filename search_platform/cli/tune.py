@@ -7,7 +7,11 @@ import json
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Annotated
 
+import typer
+
+from search_platform.cli.common import fail, settings_or_exit
 from search_platform.config import Settings
 from search_platform.evaluation.datasets import EvalDataset
 from search_platform.evaluation.dev_grid import BASELINE, default_grid
@@ -56,3 +60,26 @@ def run_tune(settings: Settings, datasets: Sequence[Path], corpus_dir: Path | No
     json_path = markdown.with_suffix(".json")
     json_path.write_text(json.dumps(report_to_dict(report), indent=2) + "\n")
     return report, [markdown, json_path]
+
+
+
+def tune(
+    dataset: Annotated[list[Path], typer.Option(exists=True, help="Golden-set JSON file or BEIR-format directory; "
+                                                                  "repeat for every dev set.")],
+    corpus: Annotated[Path | None, typer.Option(help="Corpus directory for a golden-set file.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Markdown report (JSON next to it); default "
+                                                  "benchmarks/reports/tuning-dev-sets.md.")] = None,
+) -> None:
+    """Run the sweep of search configurations on every dataset and report macro nDCG@10; defaults are not changed."""
+    from search_platform.domain.errors import SearchPlatformError
+
+    settings = settings_or_exit()
+    try:
+        report, paths = run_tune(settings, dataset, corpus, out)
+    except SearchPlatformError as error:
+        fail(str(error))
+    best = report.best()
+    typer.echo(f"best: {best.config.label} macro nDCG@10 {best.macro:.3f} "
+               f"(default: {report.row(report.baseline).macro:.3f})")
+    for path in paths:
+        typer.echo(f"wrote {path}")

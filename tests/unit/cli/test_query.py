@@ -1,3 +1,4 @@
+import httpx
 import pytest
 import typer
 from rich.console import Console
@@ -82,7 +83,7 @@ def test_print_results_shows_rerank_scores_or_why_not():
     print_results(console, rerank_response(reranked=True, hits=[hit(rerank_score=0.25).model_dump()]))
     print_results(console, rerank_response(rerank_reason="budget exceeded", hits=[hit().model_dump()]))
     text = " ".join(console.export_text().split())
-    assert "reranked" in text and "0.2500 (rerank)" in text
+    assert "reranked (* rerank score)" in text and "0.2500*" in text
     assert "not reranked: budget exceeded" in text
 
 
@@ -93,3 +94,75 @@ def test_query_command_has_rerank_flags():
 
     result = CliRunner().invoke(app, ["query", "--help"], env={"COLUMNS": "200"})
     assert "--rerank" in result.output and "--no-rerank" in result.output
+
+
+def test_query_needs_only_the_api_url_and_key(api, monkeypatch, tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from search_platform.cli import app
+    from tests.unit.cli.conftest import search_answer
+
+    monkeypatch.chdir(tmp_path)  # no .env: Elasticsearch credentials are nowhere to be found
+    for name in ("SP_ELASTICSEARCH__PASSWORD", "SP_ELASTICSEARCH__SERVICE_PASSWORD"):
+        monkeypatch.delenv(name, raising=False)
+    seen = api(lambda _: httpx.Response(200, json=search_answer()))
+    result = CliRunner().invoke(app, ["query", "fox", "--format", "json"],
+                                env={"SP_API_URL": "http://api.test:9000", "SP_API_KEY": "k1"})
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["request_id"] == "r1"
+    assert str(seen[0].url) == "http://api.test:9000/v1/search"
+    assert seen[0].headers["authorization"] == "Bearer k1"
+
+
+def test_query_jsonl_prints_one_hit_a_line(api):
+    import json
+
+    from typer.testing import CliRunner
+
+    from search_platform.cli import app
+    from tests.unit.cli.conftest import search_answer
+
+    api(lambda _: httpx.Response(200, json=search_answer(hits=4)))
+    result = CliRunner().invoke(app, ["query", "fox", "--format", "jsonl"])
+    assert [json.loads(line)["rank"] for line in result.stdout.splitlines()] == [1, 2, 3, 4]
+
+
+def test_query_table_at_80_columns_puts_each_hit_on_one_line(api):
+    from typer.testing import CliRunner
+
+    from search_platform.cli import app
+    from tests.unit.cli.conftest import search_answer
+
+    api(lambda _: httpx.Response(200, json=search_answer(hits=5)))
+    result = CliRunner().invoke(app, ["query", "fox"], env={"COLUMNS": "80"})
+    lines = result.stdout.splitlines()
+    assert result.exit_code == 0, result.output
+    assert max(len(line) for line in lines) <= 80
+    hit_lines = [line for line in lines if "a-rather-long" in line]
+    assert len(hit_lines) == 5  # one line per hit, its cells cut rather than wrapped
+
+
+def test_an_unreachable_api_is_one_line_and_exit_3(api):
+    from typer.testing import CliRunner
+
+    from search_platform.cli import app
+
+    def refused(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    api(refused)
+    result = CliRunner().invoke(app, ["query", "fox", "--url", "http://nowhere.test:1"])
+    assert result.exit_code == 3
+    assert result.stderr.count("\n") == 1 and "--url" in result.stderr
+
+
+def test_a_url_without_scheme_is_a_usage_error(api):
+    from typer.testing import CliRunner
+
+    from search_platform.cli import app
+
+    result = CliRunner().invoke(app, ["query", "fox", "--url", "127.0.0.1:8000"])
+    assert result.exit_code == 2
+    assert "scheme" in result.stderr
