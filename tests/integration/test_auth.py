@@ -245,7 +245,7 @@ def test_the_sliding_window_counts_in_redis(services):
 
 def test_the_query_cli_sends_the_api_key(api, services, tenants, two_tenant_index):
     key = _key(services, Scope.SEARCH, tenant=tenants[0])
-    env = {**_child_env(services), "SP_SERVICE__PORT": api.rsplit(":", 1)[1], "COLUMNS": "300"}
+    env = {**_child_env(services), "SP_API_URL": api, "COLUMNS": "300"}
     env.pop("SP_API_KEY", None)
     command = [CLI, "query", "encryption keys", "--mode", "bm25", "--index", two_tenant_index]
     refused = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
