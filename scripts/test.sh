@@ -6,5 +6,6 @@ cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
 .venv/bin/search-platform up
 .venv/bin/ruff check .
-.venv/bin/mypy search_platform workers infra
+.venv/bin/mypy search_platform workers infra clients/python/src
+.venv/bin/lint-imports --no-cache  # the import arrows of docs/architecture.md (contracts in .importlinter)
 .venv/bin/pytest -p no:cacheprovider "$@"
