@@ -111,6 +111,29 @@ class ChunkingSettings(BaseModel):
 FusionName = Literal["rrf", "weighted_rrf", "convex", "dbsf", "routed"]  # the keys of FUSERS (a unit test checks)
 
 
+class ArmWeights(BaseModel):
+    """Per-leg weights of an arm (weighted_rrf, dbsf); an unset leg weighs 1.0."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    bm25: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 1.0
+    dense: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 1.0
+
+    @model_validator(mode="after")
+    def _not_both_zero(self) -> ArmWeights:
+        if self.bm25 == 0 and self.dense == 0:
+            raise ValueError("weights must not all be 0")
+        return self
+
+
+RouteName = Literal["lexical", "semantic", "mixed"]
+
+
+def _default_route_weights() -> dict[RouteName, ArmWeights]:
+    return {"lexical": ArmWeights(bm25=1.0, dense=0.5), "semantic": ArmWeights(bm25=0.5, dense=1.0),
+            "mixed": ArmWeights(bm25=1.0, dense=1.0)}
+
+
 class RetrievalSettings(BaseModel):
     """Defaults for the query path; every request may override the k's within the limits."""
 
@@ -130,6 +153,8 @@ class RetrievalSettings(BaseModel):
     fusion: FusionName = "rrf"
     bm25_weight: Annotated[float, Field(ge=0)] = 1.0  # the legs' weights in weighted fusion (weighted_rrf, dbsf)
     dense_weight: Annotated[float, Field(ge=0)] = 1.0
+    # fusion=routed: the weighted-RRF weights of each query route (retrieval/routing.py classifies the query)
+    route_weights: dict[RouteName, ArmWeights] = Field(default_factory=_default_route_weights)
     tech_boost: Annotated[float, Field(ge=0)] = 1.0
     # a query of at most this many words is an identifier lookup: its plain words also match identifier parts in
     # `tech` (a bare `copyfile` finds `shutil.copyfile`); 0: never (benchmarks/tech_field.py measures it)
@@ -225,21 +250,6 @@ class AnalyticsSettings(BaseModel):
     user_id_key: SecretStr = SecretStr("")  # HMAC key of logged user/session ids (pseudonymised, never raw)
     rollover_max_age: str | None = Field(default="7d", pattern=r"^\d+(d|h|m|s)$")
     rollover_max_size: str | None = Field(default="5gb", pattern=r"^\d+(b|kb|mb|gb|tb)$")
-
-
-class ArmWeights(BaseModel):
-    """Per-leg weights of an arm (weighted_rrf, dbsf); an unset leg weighs 1.0."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    bm25: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 1.0
-    dense: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 1.0
-
-    @model_validator(mode="after")
-    def _not_both_zero(self) -> ArmWeights:
-        if self.bm25 == 0 and self.dense == 0:
-            raise ValueError("weights must not all be 0")
-        return self
 
 
 class ArmSettings(BaseModel):

@@ -28,6 +28,21 @@ DOCUMENT_FIELD_SETS: dict[str, dict[str, float]] = {
 }
 
 
+
+def _routes(lexical: tuple[float, float], semantic: tuple[float, float], mixed: tuple[float, float]
+            ) -> dict[str, dict[str, float]]:
+    return {route: {"bm25": bm25, "dense": dense}
+            for route, (bm25, dense) in (("lexical", lexical), ("semantic", semantic), ("mixed", mixed))}
+
+
+ROUTE_TABLES: dict[str, dict[str, dict[str, float]]] = {
+    "lexical 1/0.25": _routes((1.0, 0.25), (0.5, 1.0), (1.0, 1.0)),
+    "lexical 1/0.25 semantic 1/1": _routes((1.0, 0.25), (1.0, 1.0), (1.0, 1.0)),
+    "lexical 1/0.25 mixed 1.5/1": _routes((1.0, 0.25), (0.5, 1.0), (1.5, 1.0)),
+    "lexical 1/0.1 semantic 1/1 mixed 1.5/1": _routes((1.0, 0.1), (1.0, 1.0), (1.5, 1.0)),
+}
+
+
 def default_grid(settings: RetrievalSettings) -> list[SweepConfig]:
     """Every configuration, the defaults first (the baseline)."""
     grid = [SweepConfig("default", BASELINE)]
@@ -49,4 +64,6 @@ def default_grid(settings: RetrievalSettings) -> list[SweepConfig]:
     grid += [SweepConfig("convex", f"convex alpha={a:g} minmax",
                          params={"fusion": "convex", "alpha": a, "normalization": "minmax"}) for a in CONVEX_ALPHAS]
     grid.append(SweepConfig("routed", "routed", params={"fusion": "routed"}))
+    grid += [SweepConfig("routed", f"routed {name}", params={"fusion": "routed"}, retrieval={"route_weights": table})
+             for name, table in ROUTE_TABLES.items()]
     return grid

@@ -84,7 +84,7 @@ class PlatformSystem:
     service: SearchService
     index: str
     loop: asyncio.AbstractEventLoop
-    chunk_k: int = 100
+    documents: int = 10  # the harness scores the top 10 documents (nDCG@10, R@10, MRR@10)
     params: Mapping[str, Any] = field(default_factory=dict)
     label: str | None = None
 
@@ -95,8 +95,7 @@ class PlatformSystem:
 
     def search(self, query: str, *, top_k: int) -> list[RankedDoc]:
         """Document hits (each a document's passage), fused per document: the harness scores documents."""
-        depth = max(top_k, self.chunk_k)
-        params = SearchParams(**{"query": query, "mode": self.mode, "top_k": depth,
+        params = SearchParams(**{"query": query, "mode": self.mode, "top_k": min(top_k, self.documents),
                                  "index": self.index, "group_by": GroupBy.DOCUMENT, **self.params})
         _, result = self.loop.run_until_complete(self.service.search(params))
         return [RankedDoc(doc_id=str(hit.source["doc_id"]), score=hit.score) for hit in result.hits]

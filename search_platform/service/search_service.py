@@ -74,7 +74,7 @@ class SearchService:
             raise InvalidQueryError(f"candidate_k ({candidate_k}) must be at least top_k ({top_k}) for one leg")
         fusion = self._checked_fusion(params.fusion or limits.fusion)
         sent_weights = params.weights if params.weights is not None or fusion == ROUTED else self._default_weights
-        route, weights = routed_weights(fusion, query, checked_weights(sent_weights))
+        route, weights = routed_weights(fusion, query, checked_weights(sent_weights), limits)
         return SearchRequest(
             query=query,
             mode=params.mode,
@@ -156,15 +156,18 @@ def checked_weights(weights: Mapping[Leg, float] | None) -> dict[Leg, float]:
     return checked
 
 
-def routed_weights(fusion: str, query: str, weights: dict[Leg, float]) -> tuple[Route | None, dict[Leg, float]]:
-    """fusion=routed: the query's route and that route's weights (sent weights are refused); else no route."""
+def routed_weights(fusion: str, query: str, weights: dict[Leg, float], settings: RetrievalSettings
+                   ) -> tuple[Route | None, dict[Leg, float]]:
+    """fusion=routed: the query's route and that route's weights from the settings (sent weights are refused);
+    else no route."""
     if fusion != ROUTED:
         return None, weights
     if weights:
         raise InvalidQueryError("weights cannot be sent with fusion=routed: the query's route picks them",
                                 fields=("weights",))
     route = classify_query(query)
-    return route, route_weights(route)
+    chosen = settings.route_weights.get(route.value)
+    return route, ({Leg.BM25: chosen.bm25, Leg.DENSE: chosen.dense} if chosen else route_weights(route))
 
 
 def checked_tech_boost(tech_boost: float | None) -> float | None:
