@@ -8,4 +8,5 @@ scripts/bootstrap.sh
 .venv/bin/ruff check .
 .venv/bin/mypy search_platform workers infra clients/python/src
 .venv/bin/lint-imports --no-cache  # the import arrows of docs/architecture.md (contracts in .importlinter)
+NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet  # the docs site (var/site); the settings table is generated
 .venv/bin/pytest -p no:cacheprovider "$@"
