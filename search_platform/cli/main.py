@@ -10,6 +10,7 @@ import sys
 
 from search_platform.cli import analytics, cluster, evaluate, feedback, ingest, jobs, keys, query, services, tune
 from search_platform.cli.common import ExitCode, new_app
+from search_platform.cli.reindex import reindex
 
 app = new_app(__doc__ or "")
 services.register(app)
@@ -23,6 +24,7 @@ app.add_typer(keys.app, name="keys")
 app.add_typer(cluster.app, name="cluster")
 app.add_typer(analytics.logs_app, name="logs")
 app.command("report")(analytics.report)
+app.command()(reindex)
 
 
 def main() -> None:
