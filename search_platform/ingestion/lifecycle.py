@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from elasticsearch import AsyncElasticsearch, Elasticsearch
-from elasticsearch.helpers import async_scan
+from elasticsearch.helpers import async_bulk, async_scan, bulk, scan
 from redis import Redis
 
 from search_platform.backends.elasticsearch.errors import async_translated_errors, translated_errors
@@ -137,18 +137,24 @@ async def matching_documents(es: AsyncElasticsearch, *, index: str, filters: Fil
     found: set[Pair] = set()
     async with async_translated_errors():
         async for hit in async_scan(es, index=index, query={"query": records_query(filters),
-                                                            "_source": ["doc_id", "tenant"]}, size=1000):
+                                                            "_source": ["doc_id", "tenant"]}, size=1000,
+                                    ignore_unavailable=True):  # no index yet: an ingest may still create it
             found.add((str(hit["_source"]["tenant"]), str(hit["_source"]["doc_id"])))
     return found
 
 
 async def delete_records(es: AsyncElasticsearch, *, index: str, filters: Filters) -> int:
-    """Delete every record the filters select, after a refresh so that writes acknowledged so far are seen."""
+    """Delete every record the filters select, after a refresh so that writes acknowledged so far are seen (scan and
+    bulk delete: the minimal Elasticsearch distribution has no delete-by-query)."""
     async with async_translated_errors():
         await es.indices.refresh(index=index, ignore_unavailable=True)
-        response = await es.delete_by_query(index=index, query=records_query(filters), conflicts="proceed",
-                                            refresh=True, ignore_unavailable=True)
-    return int(response.get("deleted", 0))
+        actions = [{"_op_type": "delete", "_index": hit["_index"], "_id": hit["_id"]}
+                   async for hit in async_scan(es, index=index, query={"query": records_query(filters)},
+                                               _source=False, size=1000, ignore_unavailable=True)]
+        if not actions:
+            return 0
+        deleted, _ = await async_bulk(es, actions, refresh=True, raise_on_error=False)
+    return int(deleted)
 
 
 async def delete_documents(es: AsyncElasticsearch, tombstones: Tombstones, sequence: int, *, index: str,
@@ -181,14 +187,16 @@ def remove_written(client: Elasticsearch, *, index: str, documents: Iterable[Pai
     by_tenant: dict[str, list[str]] = defaultdict(list)
     for tenant, doc_id in documents:
         by_tenant[tenant].append(doc_id)
-    deleted = 0
     with translated_errors():
         client.indices.refresh(index=index)
-        for tenant, doc_ids in sorted(by_tenant.items()):
-            query = records_query(Filters(doc_ids=tuple(doc_ids), tenants=(tenant,)))
-            response = client.delete_by_query(index=index, query=query, conflicts="proceed", refresh=True)
-            deleted += int(response.get("deleted", 0))
-    return deleted
+        actions = [{"_op_type": "delete", "_index": hit["_index"], "_id": hit["_id"]}
+                   for tenant, doc_ids in sorted(by_tenant.items())
+                   for hit in scan(client, index=index, size=1000, _source=False,
+                                   query={"query": records_query(Filters(doc_ids=tuple(doc_ids), tenants=(tenant,)))})]
+        if not actions:
+            return 0
+        deleted, _ = bulk(client, actions, refresh=True, raise_on_error=False)
+    return int(deleted)
 
 
 def ingest_unless_deleted(documents: Sequence[Document], *, index: str, sequence: int, ctx: IngestContext,

@@ -25,9 +25,12 @@ MODES = ("bm25", "semantic", "hybrid")
 SHARED_TEXT = "Rotating the quarterly encryption keys for the billing database follows the runbook."
 
 
-def _key(settings: Settings, *scopes: Scope, tenant: str | None = None, rate_limit: int | None = None) -> str:
+def _key(settings: Settings, *scopes: Scope, tenant: str | None = None, rate_limit: int | None = None,
+         indices: tuple[str, ...] = ("sp-test-auth-*",)) -> str:
+    """A key; tenant keys are granted this module's indices (sealed indices: nothing else is open to them)."""
     _, plaintext = key_store(settings).create(name=f"test-{uuid.uuid4().hex[:6]}", scopes=frozenset(scopes),
-                                              tenant=tenant, rate_limit_per_minute=rate_limit)
+                                              tenant=tenant, rate_limit_per_minute=rate_limit,
+                                              indices=indices if tenant is not None else ())
     return plaintext
 
 
@@ -119,7 +122,8 @@ def test_out_of_scope_is_403(api, services):
 
 
 def test_a_key_revoked_with_the_cli_is_401(api, services, tenants, two_tenant_index):
-    created = _cli(services, "create", "--name", "to-revoke", "--scopes", "search", "--tenant", tenants[0])
+    created = _cli(services, "create", "--name", "to-revoke", "--scopes", "search", "--tenant", tenants[0],
+                   "--index", "sp-test-auth-*")
     assert created.returncode == 0, created.stderr
     key = created.stdout.strip()
     body = {"query": "encryption keys", "index": two_tenant_index}
@@ -188,8 +192,8 @@ def test_the_admin_key_sees_every_tenant(api, auth_headers, tenants, two_tenant_
 
 def test_ingest_with_a_tenant_key_stamps_and_rejects_per_document(api, services, tenants, index):
     tenant_a, tenant_b = tenants
-    key_a = _key(services, Scope.INGEST, Scope.SEARCH, tenant=tenant_a)
-    key_b = _key(services, Scope.INGEST, Scope.SEARCH, tenant=tenant_b)
+    key_a = _key(services, Scope.INGEST, Scope.SEARCH, tenant=tenant_a, indices=(index,))
+    key_b = _key(services, Scope.INGEST, Scope.SEARCH, tenant=tenant_b, indices=(index,))
     documents = [
         {"doc_id": "unstamped", "content": "Canary deploys roll out to five percent of hosts first."},
         {"doc_id": "own", "content": "Canary deploys are watched for ten minutes.", "tenant": tenant_a},

@@ -347,12 +347,25 @@ def test_a_failing_dense_leg_degrades_to_bm25_with_200(client, auth_headers, ser
     assert semantic.status_code == 502 and "Traceback" not in semantic.text
 
 
+SMUGGLED_DSL = ['title:* OR 1=1 AND (foo', 'a"}}{"match_all":{}}', '{"script": {"source": "1"}}', '*', '"*"',
+                '{"query": {"match_all": {}}}']
+
+
+@pytest.mark.parametrize("query", SMUGGLED_DSL)
+@pytest.mark.parametrize("mode", ["bm25", "hybrid"])
+def test_query_dsl_smuggled_into_the_query_is_searched_as_text(api, auth_headers, corpus_index, query, mode):
+    response = httpx.post(f"{api}/v1/search", headers=auth_headers, timeout=60,
+                          json={"query": query, "index": corpus_index, "mode": mode, "top_k": 50})
+    assert response.status_code == 200, response.text  # the index exists: a 404 must not pass for "no 5xx"
+    body = response.json()
+    assert body["index"] == corpus_index
+    if mode == "bm25":  # DSL run as DSL (match_all, *, a script) would return every document
+        assert len({hit["doc_id"] for hit in body["hits"]}) < len(DOCUMENTS), body["hits"]
+
+
 @pytest.mark.parametrize(
     "payload",
     [
-        b'{"query": "title:* OR 1=1 AND (foo"}',
-        b'{"query": "a\\"}}{\\"match_all\\":{}}"}',
-        b'{"query": "{\\"script\\": {\\"source\\": \\"1\\"}}"}',
         b'{"query": "x", "top_k": 99999999999999999999}',
         b'{"query": "x", "page": 100000}',
         b'{"query": "\\ud800"}',
