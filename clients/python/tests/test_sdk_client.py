@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 from search_platform_client import (
     AsyncSearchClient,
     ConflictError,

@@ -10,6 +10,7 @@ from email.parser import Parser
 from pathlib import Path
 
 import pytest
+
 import search_platform_client
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -55,6 +56,14 @@ def test_mypy_strict_passes_on_a_users_script():
     from mypy import api
 
     stdout, stderr, status = api.run(["--strict", "--no-incremental", str(PROJECT / "tests" / "typed_usage.py")])
+    assert status == 0, stdout + stderr
+
+
+def test_the_sdk_type_checks_for_its_oldest_python():
+    from mypy import api
+
+    source = PROJECT / "src" / "search_platform_client"
+    stdout, stderr, status = api.run(["--strict", "--no-incremental", "--python-version", "3.10", str(source)])
     assert status == 0, stdout + stderr
 
 

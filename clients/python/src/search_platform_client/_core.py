@@ -8,7 +8,7 @@ import math
 import random
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC
+from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from itertools import islice
 from typing import Any, TypedDict, TypeVar
@@ -146,9 +146,7 @@ def retry_after_s(value: str | None) -> float | None:
             when = parsedate_to_datetime(value)
         except (TypeError, ValueError):
             return None
-        from datetime import datetime
-
-        return max(0.0, (when - datetime.now(UTC)).total_seconds())
+        return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
     return seconds if math.isfinite(seconds) else None
 
 
