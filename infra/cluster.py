@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from infra import elasticsearch, es_install, es_security
+from infra import elasticsearch, es_install, es_plugins, es_security
 from infra.errors import InfraError
 from infra.health import ServiceStatus
 from infra.process import describe_log, live_pid, run, terminate
@@ -147,6 +147,7 @@ def prepare(settings: Settings) -> list[ClusterNode]:
         raise InfraError(f"no Java at {infra.java_home}: install a JDK 21+ and set SP_INFRA__JAVA_HOME")
     ensure_system_user(infra.es_user)
     install = es_install.install(infra)
+    es_plugins.install_all(install, java_home=infra.java_home)  # the main node's install: same plugins
     chown_tree(install, infra.es_user)
     members = nodes(settings)
     bootstrap = not any(_has_data(node) for node in members)

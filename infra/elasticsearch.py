@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 
-from infra import es_install, es_security
+from infra import es_install, es_plugins, es_security
 from infra.errors import InfraError
 from infra.health import ServiceStatus
 from infra.process import await_healthy, describe_log, live_pid, run, terminate
@@ -211,7 +211,7 @@ def stop(settings: Settings, *, timeout_s: float = STOP_TIMEOUT_S) -> None:
 
 
 def prepare(settings: Settings) -> EsPaths:
-    """Install the distribution, create the user and directories, write the config and keystore."""
+    """Install the distribution and this repo's plugins, create the user and directories, write config and keystore."""
     infra = settings.infra
     if settings.elasticsearch.username != BUILTIN_USER:
         raise InfraError(f"the local node only has the built-in {BUILTIN_USER!r} user; set SP_ELASTICSEARCH__USERNAME")
@@ -221,6 +221,7 @@ def prepare(settings: Settings) -> EsPaths:
     make_dir(infra.home)
     paths = es_paths(settings)
     es_install.install(infra)
+    es_plugins.install_all(paths.install, java_home=infra.java_home)
     chown_tree(paths.install, infra.es_user)
     for directory in (paths.data, paths.logs, paths.run):
         make_dir(directory, owner=infra.es_user, mode=0o750)

@@ -19,6 +19,17 @@ command -v uv >/dev/null || python3 -m pip install -q uv
 [ -x .venv/bin/python ] || uv venv -q -p 3.11 .venv
 VIRTUAL_ENV="$PWD/.venv" uv pip install -q -e '.[dev,eval,load]'
 
+# The Elasticsearch analysis plugin (plugins/analysis), which infra/ installs before the node starts. Lucene 10
+# needs a JDK 21+ (Debian's 17 cannot read its classes); skipped while the zip is newer than every source file.
+plugin=plugins/analysis
+zip=$(ls -t "$plugin"/target/*.zip 2>/dev/null | head -n 1 || true)
+if [ -z "$zip" ] || [ -n "$(find "$plugin/pom.xml" "$plugin/src" -newer "$zip" -print -quit)" ]; then
+  java_home=${SP_INFRA__JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+  [ -x "$java_home/bin/java" ] || { echo "bootstrap: no JDK at $java_home (set SP_INFRA__JAVA_HOME)" >&2; exit 1; }
+  echo "bootstrap: building $plugin with Maven"
+  JAVA_HOME="$java_home" mvn -B -q -Dstyle.color=never -f "$plugin/pom.xml" package
+fi
+
 if [ ! -f .env ] || ! grep -q '^SP_ELASTICSEARCH__PASSWORD=' .env; then
   stored=/var/lib/search-platform/secrets/elastic-password
   if [ -r "$stored" ]; then password=$(cat "$stored"); origin="the password the local Elasticsearch was provisioned with"; else password=$(.venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(24))'); origin="a generated password"; fi

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
+from infra import es_plugins
 from search_platform.config import InfraSettings, Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,9 +94,9 @@ def test_depends_on_waits_for_health_or_one_shot_success(config: dict[str, Any])
 def test_elastic_images_match_the_version_infra_installs(config: dict[str, Any]) -> None:
     version = InfraSettings().es_version
     images = {name: service["image"] for name, service in config["services"].items()}
-    assert images["elasticsearch"] == f"docker.elastic.co/elasticsearch/elasticsearch:{version}"
-    assert images["kibana-setup"] == images["elasticsearch"]
-    assert images["kibana-import"] == images["elasticsearch"]
+    assert images["elasticsearch"] == f"search-platform-elasticsearch:{version}"  # built FROM the official image
+    assert images["kibana-setup"] == f"docker.elastic.co/elasticsearch/elasticsearch:{version}"
+    assert images["kibana-import"] == images["kibana-setup"]
     assert images["kibana"] == f"docker.elastic.co/kibana/kibana:{version}"
     assert images["redis"] == "redis:7"
 
@@ -163,3 +164,12 @@ def test_kibana_import_loads_the_saved_objects_once_kibana_is_healthy(config: di
     assert "kbn-xsrf: true" in script
     assert "/api/status" in script
     assert service["environment"]["ELASTIC_PASSWORD"] == ES_PASSWORD
+
+
+def test_elasticsearch_image_installs_the_plugin_infra_installs(config: dict[str, Any]) -> None:
+    build = config["services"]["elasticsearch"]["build"]
+    assert Path(build["context"]) in es_plugins.PLUGIN_PROJECTS
+    dockerfile = (Path(build["context"]) / build["dockerfile"]).read_text()
+    assert f"FROM docker.elastic.co/elasticsearch/elasticsearch:{InfraSettings().es_version}\n" in dockerfile
+    assert "RUN mvn -B -q package\n" in dockerfile
+    assert 'bin/elasticsearch-plugin install --batch "file://' in dockerfile
