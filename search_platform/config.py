@@ -75,11 +75,17 @@ class RedisSettings(BaseModel):
     visibility_timeout_s: Annotated[int, Field(ge=1)] = 240
 
 
+EmbeddingModelName = Literal["all-minilm-l6-v2", "all-mpnet-base-v2"]  # the keys of embeddings MODELS (tested)
+
+
 class EmbeddingSettings(BaseModel):
     """Which embedding model encodes chunks and queries."""
 
     backend: Literal["sentence-transformers", "onnx", "fake"] = "sentence-transformers"
-    model_path: Path | None = None  # None: the packaged all-MiniLM-L6-v2 weights
+    model: EmbeddingModelName = "all-minilm-l6-v2"  # a name in embeddings/registry.py MODELS
+    model_path: Path | None = None  # None: the registry's packaged weights of `model`; else a local model directory
+    model_cache_dir: Path = Field(  # models the registry unpacks from their packages (e.g. split archives)
+        default_factory=lambda: Path.home() / ".cache" / "search-platform" / "models")
     batch_size: Annotated[int, Field(ge=1, le=1024)] = 32
     device: str = "cpu"
     query_cache_size: Annotated[int, Field(ge=0)] = 1024

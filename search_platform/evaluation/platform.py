@@ -37,7 +37,7 @@ INDEX_SHAPING_SETTINGS: set[str] = {
 def corpus_fingerprint(corpus: Sequence[Document], settings: Settings) -> str:
     """Identifies what an evaluation index holds: the documents and everything that shapes their chunks."""
     digest = hashlib.sha256()
-    embedding = settings.embedding.model_dump(include={"backend", "model_path", "onnx_quantize"})
+    embedding = settings.embedding.model_dump(include={"backend", "model", "model_path", "onnx_quantize"})
     index = settings.elasticsearch.model_dump(include=INDEX_SHAPING_SETTINGS)
     mapping = index_body(settings.elasticsearch, dims=0)  # analyzers and fields, whatever the version says
     shape = {"chunking": settings.chunking.model_dump(), "embedding": embedding, "mapping": mapping, "es": index}

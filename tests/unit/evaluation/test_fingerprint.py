@@ -28,3 +28,8 @@ def test_chunking_scoring_and_content_change_it() -> None:
     assert corpus_fingerprint(CORPUS, _settings(chunking={"max_tokens": 100})) != base
     assert corpus_fingerprint(CORPUS, _settings(elasticsearch={"bm25_k1": 0.9})) != base
     assert corpus_fingerprint([CORPUS[0]], _settings()) != base
+
+
+def test_embedding_model_changes_it() -> None:
+    base = corpus_fingerprint(CORPUS, _settings())
+    assert corpus_fingerprint(CORPUS, _settings(embedding={"model": "all-mpnet-base-v2"})) != base
