@@ -8,7 +8,19 @@ from __future__ import annotations
 
 import sys
 
-from search_platform.cli import analytics, cluster, evaluate, feedback, ingest, jobs, keys, query, services, tune
+from search_platform.cli import (
+    analytics,
+    cluster,
+    documents,
+    evaluate,
+    feedback,
+    ingest,
+    jobs,
+    keys,
+    query,
+    services,
+    tune,
+)
 from search_platform.cli.common import ExitCode, new_app
 from search_platform.cli.reindex import reindex
 
@@ -18,6 +30,7 @@ app.command()(ingest.ingest)
 app.command()(query.query)
 app.command()(feedback.feedback)
 app.add_typer(jobs.app, name="jobs")
+app.add_typer(documents.app, name="documents")
 app.command("eval")(evaluate.evaluate)
 app.command()(tune.tune)
 app.add_typer(keys.app, name="keys")
