@@ -8,13 +8,15 @@ import re
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 from xml.etree import ElementTree
 
 import pytest
+from pydantic import SecretStr
 
-from infra import es_plugins
+from infra import cluster, elasticsearch, es_install, es_plugins
 from infra.errors import InfraError
-from search_platform.config import InfraSettings
+from search_platform.config import ClusterSettings, ElasticsearchSettings, InfraSettings, Settings
 
 PROJECT = es_plugins.PLUGIN_PROJECTS[0]
 METADATA = PROJECT / "src" / "main" / "plugin-metadata"
@@ -129,3 +131,37 @@ def test_built_zip_reads_the_name_from_the_descriptor_and_refuses_an_unbuilt_pro
     os.utime(broken, (path.stat().st_mtime + 10, path.stat().st_mtime + 10))
     with pytest.raises(InfraError, match="not a stable plugin zip"):
         es_plugins.built_zip(tmp_path)  # the newest zip wins, and it is broken
+
+
+class ProvisionedError(Exception):
+    """Raised by the fake chown to stop provisioning once the install is handed to the Elasticsearch user."""
+
+
+@pytest.mark.parametrize("module", [elasticsearch, cluster], ids=["main-node-and-fault-stack", "cluster"])
+def test_every_stack_installs_the_plugins_before_handing_the_install_to_the_es_user(
+    module: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    java_home = tmp_path / "jdk"
+    (java_home / "bin").mkdir(parents=True)
+    (java_home / "bin" / "java").write_text("")
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        elasticsearch=ElasticsearchSettings(password=SecretStr("unit-test-password")),
+        infra=InfraSettings(home=tmp_path / "home", java_home=java_home,
+                            cluster=ClusterSettings(home=tmp_path / "cluster")),
+    )
+    install = tmp_path / "es"
+    steps: list[tuple[str, Path]] = []
+
+    def chown(path: Path, user: str) -> None:
+        steps.append(("chown", path))
+        raise ProvisionedError
+
+    monkeypatch.setattr(module, "ensure_system_user", lambda name: None)
+    monkeypatch.setattr(module, "chown_tree", chown)
+    monkeypatch.setattr(es_install, "install", lambda infra: install)
+    monkeypatch.setattr(es_plugins, "install_all", lambda path, *, java_home: steps.append(("plugins", path)) or [])
+    monkeypatch.setattr(elasticsearch.es_install, "install_dir", lambda infra: install)
+    with pytest.raises(ProvisionedError):
+        module.prepare(settings)
+    assert steps == [("plugins", install), ("chown", install)]
