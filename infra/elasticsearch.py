@@ -180,6 +180,10 @@ def start(settings: Settings) -> None:
     if running_pid(settings) is None:
         paths = prepare(settings)
         _launch(settings, paths)
+    else:
+        for name in es_plugins.outdated(es_paths(settings).install):
+            log.warning("Elasticsearch runs without the current %s plugin; `search-platform down` then `up` "
+                        "installs it", name)
     await_healthy(
         NAME,
         healthy=lambda: _ready_adopting_password(settings),

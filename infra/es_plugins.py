@@ -92,3 +92,16 @@ def install_all(install: Path, *, java_home: Path) -> list[str]:
     """Make every plugin of this repo installed and current in the distribution; the names (re)installed now."""
     plugins = [built_zip(project) for project in PLUGIN_PROJECTS]
     return [plugin.name for plugin in plugins if ensure_installed(install, plugin, java_home=java_home)]
+
+
+def outdated(install: Path) -> list[str]:
+    """Names of this repo's built plugins that the distribution lacks or has from another zip."""
+    found = []
+    for project in PLUGIN_PROJECTS:
+        try:
+            plugin = built_zip(project)
+        except InfraError:
+            continue  # nothing built: install_all reports it at the next provisioning
+        if not is_current(install, plugin, sha512_of(plugin.path)):
+            found.append(plugin.name)
+    return found

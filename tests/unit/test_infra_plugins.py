@@ -165,3 +165,17 @@ def test_every_stack_installs_the_plugins_before_handing_the_install_to_the_es_u
     with pytest.raises(ProvisionedError):
         module.prepare(settings)
     assert steps == [("plugins", install), ("chown", install)]
+
+
+def test_outdated_names_a_plugin_until_its_zip_is_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    install = tmp_path / "es"
+    project = tmp_path / "project"
+    make_zip(project / "target" / "p.zip")
+    monkeypatch.setattr(es_plugins, "PLUGIN_PROJECTS", (project, tmp_path / "never-built"))
+    monkeypatch.setattr(es_plugins, "run", FakeInstaller(install))
+    assert es_plugins.outdated(install) == ["sp-test-plugin"]  # an unbuilt project is not an error here
+    with pytest.raises(InfraError, match="never-built"):
+        es_plugins.install_all(install, java_home=Path("/jdk"))  # but provisioning insists on every plugin
+    monkeypatch.setattr(es_plugins, "PLUGIN_PROJECTS", (project,))
+    assert es_plugins.install_all(install, java_home=Path("/jdk")) == ["sp-test-plugin"]
+    assert es_plugins.outdated(install) == []
