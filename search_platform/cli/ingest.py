@@ -21,6 +21,7 @@ from search_platform.ingestion.sources import read_documents
 
 POLL_S = 0.5
 LINE_EVERY_S = 5.0
+QUIET_LINE_EVERY_S = 30.0  # nothing changed: a line now and then, so a pipe shows it is alive
 QUEUED_NOTICE_S = 5.0
 
 
@@ -31,7 +32,8 @@ class Reporter:
     output: OutputFormat
     tty: bool
     console: Console = field(default_factory=lambda: Console(highlight=False))
-    last_line: float = 0.0
+    last_line: float = -LINE_EVERY_S - QUIET_LINE_EVERY_S
+    last_seen: tuple[int, int, int, str] | None = None
 
     def event(self, kind: str, text: str, **data: Any) -> None:
         """One event: a text line, or a JSON line with --format jsonl (silent with --format json)."""
@@ -48,16 +50,17 @@ class Reporter:
                    f"{progress.documents_rejected} rejected)", job_id=job_id,
                    documents_sent=progress.documents_sent, documents_rejected=progress.documents_rejected)
 
-    def progress(self, jobs: list[Job], *, force: bool = False) -> None:
-        """Counts so far, at most every LINE_EVERY_S unless forced."""
-        now = time.monotonic()
-        if not force and now - self.last_line < LINE_EVERY_S:
-            return
-        self.last_line = now
+    def progress(self, jobs: list[Job]) -> None:
+        """Counts so far: a line when they change (at most every LINE_EVERY_S), else every QUIET_LINE_EVERY_S."""
         done = sum(job.documents_done for job in jobs)
         failed = sum(job.documents_failed for job in jobs)
         total = sum(job.documents_total for job in jobs)
         states = ",".join(sorted({job.state for job in jobs}))
+        now, seen = time.monotonic(), (done, failed, total, states)
+        wait = LINE_EVERY_S if seen != self.last_seen else QUIET_LINE_EVERY_S
+        if now - self.last_line < wait:
+            return
+        self.last_line, self.last_seen = now, seen
         self.event("progress", f"{done + failed}/{total} documents ({failed} failed) · {states}",
                    documents_done=done, documents_failed=failed, documents_total=total, states=states)
 

@@ -91,3 +91,22 @@ def test_jobs_resume_conflict_is_one_line(api):
     result = CliRunner().invoke(app, ["jobs", "resume", "j1"])
     assert result.exit_code == 1
     assert result.stderr.strip() == "error: 409: job j1 has no failed batch"
+
+
+def test_piped_progress_prints_a_line_when_counts_change_not_every_poll(monkeypatch):
+    from search_platform_client import Job
+
+    from search_platform.cli.ingest import Reporter
+    from search_platform.cli.output import OutputFormat
+
+    clock = iter([0.0, 1.0, 2.0, 6.0, 7.0, 40.0])
+    monkeypatch.setattr(ingest_module.time, "monotonic", lambda: next(clock))
+    printed: list[str] = []
+    reporter = Reporter(OutputFormat.TABLE, tty=False)
+    monkeypatch.setattr(reporter, "event", lambda kind, text, **_: printed.append(text))
+    queued = Job.model_validate({**JOB, "state": "queued", "documents_done": 0})
+    running = Job.model_validate({**JOB, "state": "running", "documents_done": 1})
+    for job in (queued, queued, running, running, running, running):
+        reporter.progress([job])
+    assert printed == ["0/2 documents (0 failed) · queued", "1/2 documents (0 failed) · running",
+                       "1/2 documents (0 failed) · running"]
