@@ -44,7 +44,7 @@ def expected_chunk_ids(raw: list[dict[str, Any]], chunking: ChunkingSettings, co
 
 def stored_chunk_ids(es: Elasticsearch, index: str) -> list[str]:
     es.indices.refresh(index=index)
-    response = es.search(index=index, size=1000, source=False, query={"match_all": {}})
+    response = es.search(index=index, size=1000, source=False, query={"term": {"kind": "chunk"}})
     return [hit["_id"] for hit in response["hits"]["hits"]]
 
 

@@ -20,8 +20,8 @@ from search_platform.domain.errors import IndexOutdatedError
 
 MAPPING_VERSION = 2
 SIMILARITY = "sp_bm25"
-ENGLISH_ANALYZER = "standard"  # TEMP until the plugin is installed: "sp_english"  # standard tokens, possessives, lowercase, English stop words, Porter stems
-IDENTIFIER_ANALYZER = "standard"  # TEMP: "sp_identifier"  # --options, dotted.names, snake_case kept whole, plus their parts
+ENGLISH_ANALYZER = "sp_english"  # standard tokens, possessives, lowercase, English stop words, Porter stems
+IDENTIFIER_ANALYZER = "sp_identifier"  # --options, dotted.names, snake_case kept whole, plus their parts
 EXACT_ANALYZER = "standard"
 
 

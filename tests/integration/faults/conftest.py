@@ -238,7 +238,8 @@ def expected_chunk_ids(documents: list[dict[str, str]], settings: Settings) -> s
 def stored_chunk_ids(es: Elasticsearch, index: str) -> list[str]:
     """Every chunk id in the index, one entry per stored document (a duplicate would show twice)."""
     es.indices.refresh(index=index)
-    return [hit["_id"] for hit in helpers.scan(es, index=index, query={"query": {"match_all": {}}}, _source=False)]
+    chunks = {"query": {"term": {"kind": "chunk"}}}
+    return [hit["_id"] for hit in helpers.scan(es, index=index, query=chunks, _source=False)]
 
 
 def assert_exactly(es: Elasticsearch, index: str, expected: set[str]) -> None:
@@ -247,7 +248,7 @@ def assert_exactly(es: Elasticsearch, index: str, expected: set[str]) -> None:
     assert len(stored) == len(set(stored)), "a chunk is stored twice"
     missing, extra = expected - set(stored), set(stored) - expected
     assert not missing and not extra, f"{len(missing)} chunks missing, {len(extra)} unexpected"
-    assert es.count(index=index)["count"] == len(expected)
+    assert es.count(index=index, query={"term": {"kind": "chunk"}})["count"] == len(expected)
 
 
 def submit(api: str, headers: dict[str, str], documents: list[dict[str, str]], index: str,
