@@ -321,8 +321,8 @@ def test_purge_a_tenant_and_delete_keys(api, services, admin_key):
 
 def test_the_keys_cli_deletes_keys_and_prunes_revoked_ones(services):
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([CLI, "keys", *args], cwd=ROOT, env=_child_env(services), capture_output=True,
-                              text=True, timeout=120, check=False)
+        return subprocess.run([CLI, "keys", *args], cwd=ROOT, env={**_child_env(services), "COLUMNS": "400"},
+                              capture_output=True, text=True, timeout=120, check=False)
 
     created = cli("create", "--name", "to-delete", "--scopes", "search", "--tenant", "cli-delete",
                   "--index", "sp-tenant-cli-delete.*")

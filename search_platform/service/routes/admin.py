@@ -15,7 +15,7 @@ from search_platform.service.schemas import ErrorBody, KeyDeletedBody, PurgeResp
 
 router = APIRouter()
 RESPONSES: dict[int | str, dict[str, object]] = {
-    status: {"model": ErrorBody} for status in (401, 403, 404, 422, 429, 502, 503)}
+    status: {"model": ErrorBody} for status in (400, 401, 403, 404, 422, 429, 502, 503)}
 
 
 @router.delete("/v1/tenants/{tenant}", response_model=PurgeResponseBody, responses=RESPONSES)

@@ -30,7 +30,7 @@ TenantParam = Annotated[str | None, Query(min_length=1, max_length=128, descript
     "The document's tenant: a key spanning every tenant may name one (default: 'default'); a tenant-bound key "
     "always means its own."))]
 RESPONSES: dict[int | str, dict[str, object]] = {
-    status: {"model": ErrorBody} for status in (401, 403, 404, 422, 429, 502, 503)}
+    status: {"model": ErrorBody} for status in (400, 401, 403, 404, 422, 429, 502, 503)}
 
 
 def effective_tenant(principal: Principal, asked: str | None) -> str | None:

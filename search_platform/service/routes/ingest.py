@@ -98,9 +98,9 @@ def screen_documents(
 
 
 @router.post("/v1/ingest", status_code=202, response_model=IngestResponseBody,
-             responses={401: {"model": ErrorBody}, 403: {"model": ErrorBody}, 409: {"model": ErrorBody},
-                        413: {"model": ErrorBody}, 422: {"model": ErrorBody}, 429: {"model": ErrorBody},
-                        503: {"model": ErrorBody}})
+             responses={400: {"model": ErrorBody}, 401: {"model": ErrorBody}, 403: {"model": ErrorBody},
+                        409: {"model": ErrorBody}, 413: {"model": ErrorBody}, 422: {"model": ErrorBody},
+                        429: {"model": ErrorBody}, 503: {"model": ErrorBody}})
 def ingest(body: IngestBody, resources: ResourcesDep, principal: IngestPrincipal,
            idempotency_key: IdempotencyKey = None) -> IngestResponseBody:
     """Queue documents for ingestion; bad documents are reported in `rejected` and in the job's errors

@@ -126,8 +126,9 @@ def to_response(request: SearchRequest, result: SearchResult) -> SearchResponseB
 @router.post(
     "/v1/search",
     response_model=SearchResponseBody,
-    responses={401: {"model": ErrorBody}, 403: {"model": ErrorBody}, 404: {"model": ErrorBody},
-               422: {"model": ErrorBody}, 429: {"model": ErrorBody}, 503: {"model": ErrorBody}},
+    responses={400: {"model": ErrorBody}, 401: {"model": ErrorBody}, 403: {"model": ErrorBody},
+               404: {"model": ErrorBody}, 422: {"model": ErrorBody}, 429: {"model": ErrorBody},
+               502: {"model": ErrorBody}, 503: {"model": ErrorBody}},
 )
 async def search(
     body: SearchBody, resources: ResourcesDep, principal: SearchPrincipal, metrics: MetricsDep, http: Request
