@@ -72,17 +72,18 @@ def tenant_index(services: Settings) -> Iterator[tuple[str, str]]:
 def test_a_document_over_the_chunk_cap_fails_alone_with_the_reason(api, services, tenant_index):
     tenant, index = tenant_index
     key = _key(services, tenant)
-    headings = "".join(f"# Step {n}\n" for n in range(20_000))  # the probe's ~170 KB of heading lines
-    documents = [{"doc_id": "headings", "content": headings},
+    limit = services.ingestion.max_chunks_per_document
+    words = ("replica", "shard", "segment", "merge", "flush", "refresh", "translog", "mapping", "analyzer", "vector")
+    paragraphs = [" ".join(f"{words[(n + i) % len(words)]}{i % 7}" for i in range(120)) for n in range(limit + 200)]
+    documents = [{"doc_id": "huge", "content": "\n\n".join(paragraphs)},  # ~1.2 MB: more chunks than the cap
                  {"doc_id": "normal", "content": "A normal document about log rotation with logrotate."}]
     started = time.monotonic()
     job = _wait(api, key, _ingest(api, key, documents, index))
     took_s = time.monotonic() - started
     assert job["state"] == "done", job
     assert (job["documents_done"], job["documents_failed"]) == (1, 1)
-    limit = services.ingestion.max_chunks_per_document
-    assert f"over the limit of {limit} per document" in job["errors"]["headings"]
-    print(f"\nchunk cap: the 20,000-heading document was refused in a job of {took_s:.1f}s")
+    assert f"over the limit of {limit} per document" in job["errors"]["huge"], job["errors"]
+    print(f"\nchunk cap: {job['errors']['huge']}; job of {took_s:.1f}s")
 
 
 def test_a_small_job_of_one_tenant_is_not_stuck_behind_another_tenant_s_large_job(api, services, tenant_index):
