@@ -49,15 +49,15 @@ def reindex(
         fail(str(error))
     finally:
         client.close()
-    print_report(report, Console(highlight=False))
+    print_report(report, Console(highlight=False, soft_wrap=True))
 
 
 def print_report(report: ReindexReport, console: Console) -> None:
     """Counts before and after, where the documents came from, and the time of each step."""
     old = ", ".join(report.old_indices)
     console.print(f"{report.alias}: {old} -> {report.new_index}", markup=False)
-    for label, counts in (("before", report.before), ("after ", report.after)):
-        console.print(f"{label}: {counts.documents} documents, {counts.chunks} chunks, "
+    for label, counts in (("before:", report.before), ("after: ", report.after)):
+        console.print(f"{label} {counts.documents} documents, {counts.chunks} chunks, "
                       f"{counts.records} document records", markup=False)
     console.print(f"read from records: {report.from_records}, rebuilt from chunks: {report.rebuilt}, "
                   f"caught up: {report.caught_up}, removed: {report.removed}", markup=False)

@@ -4,8 +4,9 @@
    else rebuilt from their chunks (version-1 indices keep no records; see reconstruct.py).
 2. Ingest them through the normal Celery pipeline into a staging alias `<alias>-v<N>-r<UTC time>`, one job per
    tenant and at most DOCUMENTS_PER_JOB documents, so every chunk is re-chunked and re-embedded as ingestion does now.
-3. Catch up: documents whose record was written to the old index after the start (indexed_at), documents that
-   appeared there, and documents deleted from it, until a round finds no change (at most CATCH_UP_ROUNDS rounds).
+3. Catch up with the old index: documents whose record was rewritten since it was read (its indexed_at changed),
+   documents that appeared there and documents deleted from it, until a round finds no change (at most
+   CATCH_UP_ROUNDS rounds).
 4. Verify the new index: the same set of (tenant, doc_id) as the old one, each with its record (by its
    deterministic id) and as many chunks as its record says. Then point the alias at the new concrete index in one
    atomic alias update and drop the staging alias; the old index is kept unless delete_old.
@@ -26,7 +27,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from elasticsearch import Elasticsearch, helpers
@@ -50,7 +51,6 @@ from search_platform.ingestion.reconstruct import document_from_record, reconstr
 Pair = tuple[str, str]  # (tenant, doc_id)
 DOCUMENTS_PER_JOB = 1000
 CATCH_UP_ROUNDS = 3
-CLOCK_MARGIN = timedelta(seconds=5)  # indexed_at is the worker's clock: look a little further back
 SCAN_SIZE = 500
 MAX_TERMS = 10_000  # below index.max_terms_count (65,536)
 CHUNK_FIELDS = ["doc_id", "chunk_index", "text", "title", "section", "source", "tags", "lang", "tenant"]
@@ -125,7 +125,6 @@ class Reindexer:
         """Rebuild alias into a new index, verify it, swap the alias; ReindexError leaves the alias as it was."""
         clock = _Clock()
         old = concrete_indices(self.client, alias)
-        since = self.now() - CLOCK_MARGIN
         before = inventory(self.client, alias)
         staging = staging_alias(alias, self.now())
         with translated_errors():
@@ -137,7 +136,7 @@ class Reindexer:
                 ensure_index(self.client, self.settings.elasticsearch, alias=staging, dims=self.dims())
             self.ingest(read_documents(self.client, alias, rebuild=rebuilt), staging=staging)
             clock.lap("read+ingest")
-            expected, caught_up, removed = self.catch_up(alias, staging, expected=before.pairs, since=since)
+            expected, caught_up, removed = self.catch_up(alias, staging, read=before)
             clock.lap("catch-up")
             after = verify(self.client, staging, expected=expected)
             clock.lap("verify")
@@ -154,7 +153,8 @@ class Reindexer:
         clock.lap("swap")
         return ReindexReport(alias=alias, old_indices=tuple(old), new_index=new_index, before=before.counts(),
                              after=after, from_records=len(before.pairs) - len(rebuilt), rebuilt=len(rebuilt),
-                             caught_up=caught_up, removed=removed, old_deleted=delete_old, seconds=clock.laps)
+                             caught_up=caught_up, removed=removed, old_deleted=delete_old,
+                             seconds={**clock.laps, "total": clock.total()})
 
     def ingest(self, documents: Iterable[Document], *, staging: str) -> int:
         """Ingest documents into staging through Celery, one job per tenant and DOCUMENTS_PER_JOB documents (a
@@ -186,25 +186,26 @@ class Reindexer:
         return submit(self.store, self.enqueue, documents, index=staging, per_batch=ingestion.documents_per_task,
                       max_batch_bytes=ingestion.max_batch_bytes, tenant=documents[0].tenant)
 
-    def catch_up(self, alias: str, staging: str, *, expected: set[Pair], since: datetime
-                 ) -> tuple[set[Pair], int, int]:
-        """Bring staging up to date with what the old index gained, changed or lost since `since`; returns the
-        documents staging should now hold and how many were ingested again and removed."""
+    def catch_up(self, alias: str, staging: str, *, read: Inventory) -> tuple[set[Pair], int, int]:
+        """Bring staging up to date with what the old index gained, rewrote or lost since `read` was taken; returns
+        the documents staging should now hold and how many were ingested again and removed."""
+        expected, stamps = set(read.pairs), _stamps(read)
         caught_up = removed = 0
         for _ in range(CATCH_UP_ROUNDS):
-            mark = self.now() - CLOCK_MARGIN
             current = inventory(self.client, alias)
-            changed = {pair for pair, record in current.records.items() if _stamp(record) >= since}
+            changed = {pair for pair, stamp in _stamps(current).items() if stamps.get(pair) != stamp}
             changed |= current.pairs - expected
             gone = expected - current.pairs
             if not changed and not gone:
                 break
-            caught_up += self.ingest(read_documents(self.client, alias, from_records=changed & set(current.records),
-                                                    rebuild=changed - set(current.records)), staging=staging)
+            with_record = changed & set(current.records)
+            caught_up += self.ingest(read_documents(self.client, alias, from_records=with_record,
+                                                    rebuild=changed - with_record), staging=staging)
             if gone:
                 remove_written(self.client, index=staging, documents=gone)
                 removed += len(gone)
-            expected, since = (expected | changed) - gone, mark
+            expected = (expected | changed) - gone
+            stamps = _stamps(current)
         return expected, caught_up, removed
 
 
@@ -266,12 +267,9 @@ def _narrowed(query: dict[str, Any], pairs: Collection[Pair] | None) -> dict[str
     return {"bool": {"filter": [query, {"terms": {"doc_id": sorted({doc_id for _, doc_id in pairs})}}]}}
 
 
-def _stamp(record: dict[str, Any]) -> datetime:
-    value = record.get("indexed_at")
-    if not value:
-        return datetime.min.replace(tzinfo=UTC)
-    stamp = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    return stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)
+def _stamps(found: Inventory) -> dict[Pair, str]:
+    """When each document's record was written (a rewrite of the document changes it)."""
+    return {pair: str(record.get("indexed_at")) for pair, record in found.records.items()}
 
 
 def verify(client: Elasticsearch, index: str, *, expected: set[Pair]) -> IndexCounts:
@@ -310,7 +308,11 @@ class _Clock:
         self.laps: dict[str, float] = {}
 
     def lap(self, name: str) -> None:
+        """Close the step `name`."""
         now = time.monotonic()
         self.laps[name] = round(now - self._last, 3)
-        self.laps["total"] = round(now - self._start, 3)
         self._last = now
+
+    def total(self) -> float:
+        """Seconds since the start."""
+        return round(time.monotonic() - self._start, 3)
