@@ -20,7 +20,13 @@ from search_platform.ingestion.pipeline import (
     index_actions,
     validate_document,
 )
-from search_platform.ingestion.writer import BulkOptions, BulkReport, delete_stale_chunks, write_actions
+from search_platform.ingestion.writer import (
+    BulkOptions,
+    BulkReport,
+    delete_chunks,
+    recorded_chunk_ids,
+    write_actions,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +63,8 @@ def check_chunk_count(count: int, *, limit: int) -> None:
 
 
 def ingest_documents(documents: Sequence[Document], *, index: str, ctx: IngestContext) -> BulkReport:
-    """Validate, chunk, embed and bulk-index documents; then drop chunks left from their older versions."""
+    """Validate, chunk, embed and bulk-index documents, then their records; then delete the chunks their previous
+    records listed that this version no longer has (no refresh, no scan: the records are read in real time)."""
     chunks_by_doc, invalid = prepare(documents, ctx)
     report = BulkReport(errors=dict(invalid))
     all_chunks = [chunk for chunks in chunks_by_doc.values() for chunk in chunks]
@@ -76,15 +83,15 @@ def ingest_documents(documents: Sequence[Document], *, index: str, ctx: IngestCo
     report.written.update(written.written)
     report.errors.update(written.errors)
     complete = {doc_id: chunks for doc_id, chunks in chunks_by_doc.items() if doc_id not in written.errors}
-    report.errors.update(write_document_records(documents, complete, index=index, indexed_at=indexed_at,
-                                                ctx=ctx, options=options))
-    keep = {
-        (chunks[0].tenant, doc_id): {chunk.chunk_id for chunk in chunks}
-        | {document_record_id(tenant=chunks[0].tenant, doc_id=doc_id)}
-        for doc_id, chunks in complete.items()
-        if doc_id not in report.errors
-    }
-    delete_stale_chunks(ctx.client, index=index, keep=keep)
+    record_of = {doc_id: document_record_id(tenant=chunks[0].tenant, doc_id=doc_id)
+                 for doc_id, chunks in complete.items()}
+    previous = recorded_chunk_ids(ctx.client, index=index, record_ids=list(record_of.values()))
+    record_errors = write_document_records(documents, complete, index=index, indexed_at=indexed_at, ctx=ctx,
+                                           options=options)
+    report.errors.update(record_errors)
+    stale = {doc_id: previous[record_of[doc_id]] - {chunk.chunk_id for chunk in chunks}
+             for doc_id, chunks in complete.items() if doc_id not in record_errors and record_of[doc_id] in previous}
+    report.errors.update(delete_chunks(ctx.client, index=index, stale=stale, options=options))
     return report
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,24 +59,30 @@ def _describe(result: dict[str, Any]) -> str:
     return f"Elasticsearch rejected a chunk ({result.get('status')}): {error}"
 
 
-def delete_stale_chunks(client: Elasticsearch, *, index: str, keep: dict[tuple[str, str], set[str]]) -> int:
-    """Delete chunks of the given (tenant, doc_id) documents whose ids are not kept (older versions)."""
-    if not keep:
-        return 0
-    doc_ids = sorted({doc_id for _, doc_id in keep})
+def recorded_chunk_ids(client: Elasticsearch, *, index: str, record_ids: Sequence[str]) -> dict[str, set[str]]:
+    """The chunk ids each existing document record lists (a realtime get: no refresh needed)."""
+    if not record_ids:
+        return {}
     with translated_errors():
-        client.indices.refresh(index=index)
-        stored = helpers.scan(
-            client,
-            index=index,
-            query={"query": {"terms": {"doc_id": doc_ids}}, "_source": ["doc_id", "tenant"]},
-            size=1000,
-        )
-        stale = [
-            {"_op_type": "delete", "_index": hit["_index"], "_id": hit["_id"]}
-            for hit in stored
-            if (key := (hit["_source"]["tenant"], hit["_source"]["doc_id"])) in keep and hit["_id"] not in keep[key]
-        ]
-        if stale:
-            helpers.bulk(client, stale, raise_on_error=False)
-    return len(stale)
+        response = client.mget(index=index, ids=list(record_ids), source=["chunk_ids"])
+    return {doc["_id"]: set(doc["_source"].get("chunk_ids", [])) for doc in response["docs"] if doc.get("found")}
+
+
+def delete_chunks(client: Elasticsearch, *, index: str, stale: Mapping[str, set[str]], options: BulkOptions
+                  ) -> dict[str, str]:
+    """Delete the given chunk ids of each document; returns the first failure per document (a chunk already gone
+    is no failure)."""
+    doc_of = {chunk_id: doc_id for doc_id, ids in stale.items() for chunk_id in ids}
+    if not doc_of:
+        return {}
+    actions = [{"_op_type": "delete", "_index": index, "_id": chunk_id} for chunk_id in doc_of]
+    errors: dict[str, str] = {}
+    with translated_errors():
+        for ok, item in helpers.streaming_bulk(client, actions, chunk_size=options.chunk_size,
+                                               max_retries=options.max_retries,
+                                               initial_backoff=options.initial_backoff_s,
+                                               raise_on_error=False, raise_on_exception=True):
+            result = next(iter(item.values()))
+            if not ok and result.get("status") != 404:
+                errors.setdefault(doc_of[result["_id"]], "deleting an older chunk failed: " + _describe(result))
+    return errors

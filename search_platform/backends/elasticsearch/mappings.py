@@ -70,6 +70,7 @@ def index_body(settings: ElasticsearchSettings, *, dims: int) -> dict[str, Any]:
                 "doc_id": {"type": "keyword"},
                 "chunk_index": {"type": "integer"},
                 "chunk_count": {"type": "integer"},
+                "chunk_ids": {"type": "keyword", "index": False, "doc_values": False},
                 "content_hash": {"type": "keyword"},
                 "text": _prose(),
                 "title": _prose(fields={"keyword": {"type": "keyword", "ignore_above": 512}}),
