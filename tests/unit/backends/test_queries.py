@@ -12,7 +12,6 @@ from search_platform.backends.elasticsearch.queries import (
 )
 from search_platform.domain.models import Filters
 
-
 CHUNK_FIELDS = {"text": 1.0, "title": 0.5}
 
 
