@@ -21,6 +21,7 @@ Numbers are indicative on a shared 2-core CPU: the load average at measurement t
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -28,7 +29,7 @@ import statistics
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,7 @@ REPORTS = Path(__file__).resolve().parent / "reports"
 RESULTS = REPORTS / "embedding-models.json"
 REPORT = REPORTS / "embedding-models.md"
 K = 10
+CHUNK_CACHE = Path.home() / ".cache" / "search-platform" / "benchmark-chunks"
 
 
 @dataclass
@@ -66,6 +68,25 @@ class ModelResult:
     query_ms_p50: float
     load_avg: float
     capped: bool
+    cap: str = ""  # how the run was capped: queries sampled, documents kept, chunks per document
+    chunks_per_cpu_s: float = 0.0  # passages per CPU second of this process (2 torch threads)
+
+
+def cap_queries(dataset: EvalDataset, max_queries: int | None, seed: int = 13) -> EvalDataset:
+    """The dataset, or a seeded sample of max_queries queries, the same share from each category."""
+    if max_queries is None or len(dataset.queries) <= max_queries:
+        return dataset
+    by_category: dict[str, list[EvalQuery]] = defaultdict(list)
+    for query in dataset.queries:
+        by_category[query.category].append(query)
+    share = max_queries / len(dataset.queries)
+    kept: list[EvalQuery] = []
+    for category in sorted(by_category):
+        group = by_category[category][:]
+        random.Random(f"{seed}:{category}").shuffle(group)
+        kept.extend(group[: max(1, round(len(group) * share))])
+    kept.sort(key=lambda q: q.query_id)
+    return replace(dataset, queries=tuple(kept))
 
 
 def cap_corpus(dataset: EvalDataset, max_docs: int | None, seed: int = 13) -> tuple[list[Document], bool]:
@@ -108,13 +129,14 @@ def ndcg_by_category(queries: Sequence[EvalQuery], rankings: Sequence[list[str]]
     return {name: statistics.fmean(values) for name, values in sorted(groups.items())}
 
 
-def passage_rate(embedder: Embedder, texts: Sequence[str], sample: int) -> float:
-    """Chunks per second of the bare encoder on a fixed sample, after a warm-up batch."""
+def passage_rate(embedder: Embedder, texts: Sequence[str], sample: int) -> tuple[float, float]:
+    """Chunks per wall-clock second and per CPU second (all threads of this process) of the bare encoder on a fixed
+    sample, after a warm-up batch. On a shared CPU the second is the steadier one to compare models by."""
     chosen = list(texts[:sample])
     embedder.embed_documents(chosen[:8])
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     embedder.embed_documents(chosen)
-    return len(chosen) / (time.perf_counter() - started)
+    return len(chosen) / (time.perf_counter() - started), len(chosen) / (time.process_time() - cpu_started)
 
 
 def query_latency_ms(embedder: Embedder, queries: Sequence[EvalQuery], sample: int) -> float:
@@ -128,17 +150,34 @@ def query_latency_ms(embedder: Embedder, queries: Sequence[EvalQuery], sample: i
     return statistics.median(timings)
 
 
-def corpus_chunks(corpus: Sequence[Document], model: EmbeddingModelName) -> tuple[list[str], list[str]]:
-    """(document id, embedding text) of every chunk, cut by the platform's chunker with model's tokenizer."""
+def corpus_chunks(corpus: Sequence[Document], model: EmbeddingModelName, *, per_doc: int | None = None
+                  ) -> tuple[list[str], list[str]]:
+    """(document id, embedding text) of every chunk (or each document's first per_doc chunks), cut by the
+    platform's chunker with model's tokenizer."""
     counter = build_embedder(EmbeddingSettings(model=model))
     chunking = ChunkingSettings()
     chunk_docs: list[str] = []
     texts: list[str] = []
     for document in corpus:
-        for chunk in chunk_document(document, chunking=chunking, count_tokens=counter.count_tokens):
+        for chunk in chunk_document(document, chunking=chunking, count_tokens=counter.count_tokens)[:per_doc]:
             chunk_docs.append(document.doc_id)
             texts.append(embedding_text(chunk))
     return chunk_docs, texts
+
+
+def cached_chunks(dataset: Path, corpus: Sequence[Document], model: EmbeddingModelName, *, per_doc: int | None
+                  ) -> tuple[list[str], list[str]]:
+    """corpus_chunks, kept in a JSON file keyed by the corpus, the chunking, the tokenizer's model and the cap."""
+    digest = hashlib.sha256(json.dumps([str(dataset), model, per_doc, ChunkingSettings().model_dump(),
+                                        [(d.doc_id, d.content) for d in corpus]]).encode()).hexdigest()[:16]
+    path = CHUNK_CACHE / f"{dataset.name}-{digest}.json"
+    if path.is_file():
+        docs, texts = json.loads(path.read_text())
+        return list(docs), list(texts)
+    chunks = corpus_chunks(corpus, model, per_doc=per_doc)
+    CHUNK_CACHE.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(chunks))
+    return chunks
 
 
 def measure(dataset: EvalDataset, chunks: tuple[list[str], list[str]], model: EmbeddingModelName,
@@ -156,11 +195,14 @@ def measure(dataset: EvalDataset, chunks: tuple[list[str], list[str]], model: Em
     ndcg = ndcg_by_category(dataset.queries, rankings)
     shuffled = texts[:]
     random.Random(7).shuffle(shuffled)
-    rate = passage_rate(bare, shuffled, args.rate_sample)
+    rate, cpu_rate = passage_rate(bare, shuffled, args.rate_sample)
     latency = query_latency_ms(bare, dataset.queries, args.latency_sample)
+    cap = ", ".join(f"{name} {value}" for name, value in (("queries", args.max_queries), ("docs", args.max_docs),
+                                                          ("chunks/doc", args.chunks_per_doc)) if value)
     return ModelResult(dataset=dataset.name, model=model, backend=args.backend, documents=len(set(chunk_docs)),
                        queries=len(dataset.queries), chunks=len(texts), ndcg=ndcg, chunks_per_s=rate,
-                       query_ms_p50=latency, load_avg=os.getloadavg()[0], capped=capped)
+                       query_ms_p50=latency, load_avg=os.getloadavg()[0], capped=capped, cap=cap,
+                       chunks_per_cpu_s=cpu_rate)
 
 
 def load_results() -> list[dict[str, Any]]:
@@ -181,15 +223,41 @@ def store(result: ModelResult) -> list[dict[str, Any]]:
 def render(rows: Sequence[dict[str, Any]]) -> str:
     """The markdown tables of all stored results."""
     lines = ["| dataset | model | backend | docs | chunks | queries | nDCG@10 all | exact_match | conceptual | mixed "
-             "| chunks/s | query ms p50 | load avg |", "|" + "---|" * 13]
+             "| chunks/s | chunks/CPU-s | query ms p50 | load avg |", "|" + "---|" * 14]
     for r in rows:
         n = r["ndcg"]
-        cells = [r["dataset"] + (" (capped)" if r["capped"] else ""), r["model"], r["backend"], r["documents"],
+        cap = r.get("cap") or ("capped" if r["capped"] else "")
+        cells = [r["dataset"] + (f" ({cap})" if cap else ""), r["model"], r["backend"], r["documents"],
                  r["chunks"], r["queries"], *(f"{n[c]:.3f}" if c in n else "-"
                                               for c in ("all", "exact_match", "conceptual", "mixed")),
-                 f"{r['chunks_per_s']:.1f}", f"{r['query_ms_p50']:.1f}", f"{r['load_avg']:.1f}"]
+                 f"{r['chunks_per_s']:.1f}", f"{r.get('chunks_per_cpu_s', 0.0):.1f}" if r.get("chunks_per_cpu_s")
+                 else "-", f"{r['query_ms_p50']:.1f}", f"{r['load_avg']:.1f}"]
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+BEGIN, END = "<!-- results:begin (benchmarks/embedding_models.py rewrites this table) -->", "<!-- results:end -->"
+
+
+def write_report(rows: Sequence[dict[str, Any]]) -> None:
+    """Rewrite the results table inside the markdown report, keeping the prose around it."""
+    text = REPORT.read_text() if REPORT.is_file() else f"# Embedding models\n\n{BEGIN}\n{END}\n"
+    head, _, rest = text.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    REPORT.write_text(f"{head}{BEGIN}\n{render(rows)}{END}{tail}")
+
+
+def rates_only(texts: Sequence[str], queries: Sequence[EvalQuery], args: argparse.Namespace) -> None:
+    """Print each model's encoder cost on the same sample, back to back (no ranking, nothing stored)."""
+    shuffled = list(texts)
+    random.Random(7).shuffle(shuffled)
+    for model in args.models:
+        bare = build_embedder(EmbeddingSettings(model=model, backend=args.backend, batch_size=args.batch_size))
+        rate, cpu_rate = passage_rate(bare, shuffled, args.rate_sample)
+        latency = query_latency_ms(bare, queries, args.latency_sample)
+        print(f"  {model} ({args.backend}): {rate:.1f} chunks/s, {cpu_rate:.1f} chunks/CPU-s on "
+              f"{min(len(shuffled), args.rate_sample)} chunks; query p50 {latency:.1f} ms;"
+              f" load {os.getloadavg()[0]:.1f}")
 
 
 def main() -> None:
@@ -200,25 +268,36 @@ def main() -> None:
     parser.add_argument("--models", nargs="+", default=sorted(MODELS), choices=sorted(MODELS))
     parser.add_argument("--backend", default="sentence-transformers", choices=["sentence-transformers", "onnx"])
     parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--max-queries", type=int, help="cap the queries: a seeded sample, stratified by category")
     parser.add_argument("--max-docs", type=int, help="cap the corpus: every judged document plus a seeded sample")
+    parser.add_argument("--chunks-per-doc", type=int, help="cap the chunks: each document's first N only")
     parser.add_argument("--chunk-with", default=DEFAULT_MODEL, choices=sorted(MODELS),
                         help="whose tokenizer sizes the chunks (the same chunks for every model)")
-    parser.add_argument("--rate-sample", type=int, default=256, help="chunks encoded fresh to measure chunks/s")
-    parser.add_argument("--latency-sample", type=int, default=50, help="queries encoded one by one for latency")
+    parser.add_argument("--rates-only", action="store_true", help="only the encoder cost of each model, no nDCG")
+    parser.add_argument("--rate-sample", type=int, default=128, help="chunks encoded fresh to measure chunks/s")
+    parser.add_argument("--latency-sample", type=int, default=30, help="queries encoded one by one for latency")
     args = parser.parse_args()
-    dataset = load_dataset(args.dataset, corpus_dir=args.corpus_dir)
+    full = load_dataset(args.dataset, corpus_dir=args.corpus_dir)
+    dataset = cap_queries(full, args.max_queries)
     corpus, capped = cap_corpus(dataset, args.max_docs)
+    capped = capped or len(dataset.queries) < len(full.queries)
     print(f"{dataset.name}: {len(corpus)} documents{' (capped)' if capped else ''}, {len(dataset.queries)} queries")
     started = time.perf_counter()
-    chunks = corpus_chunks(corpus, args.chunk_with)
+    chunks = cached_chunks(args.dataset, corpus, args.chunk_with, per_doc=args.chunks_per_doc)
+    capped = capped or args.chunks_per_doc is not None
     print(f"  {len(chunks[1])} chunks ({args.chunk_with} tokenizer) in {time.perf_counter() - started:.0f} s")
+    if args.rates_only:
+        rates_only(chunks[1], dataset.queries, args)
+        return
     rows: list[dict[str, Any]] = []
     for model in args.models:
         result = measure(dataset, chunks, model, args, capped)
         rows = store(result)
         print(f"  {model}: nDCG@10 " + " ".join(f"{k}={v:.3f}" for k, v in result.ndcg.items())
-              + f"; {result.chunks_per_s:.1f} chunks/s; query p50 {result.query_ms_p50:.1f} ms;"
+              + f"; {result.chunks_per_s:.1f} chunks/s ({result.chunks_per_cpu_s:.1f}/CPU-s);"
+              f" query p50 {result.query_ms_p50:.1f} ms;"
               f" load {result.load_avg:.1f}")
+    write_report(rows)
     print(render(rows))
 
 
