@@ -30,3 +30,30 @@ def test_a_hit_without_doc_id_is_its_own_document():
 
 def test_no_hits():
     assert group_by_document([]) == []
+
+
+def test_documents_of_keeps_each_documents_best_chunk_keyed_by_its_record():
+    from search_platform.backends.elasticsearch.mappings import document_record_id
+    from search_platform.domain.models import RankedHit, RankedList
+    from search_platform.retrieval.grouping import documents_of
+
+    dense = RankedList(Leg.DENSE, (
+        RankedHit("a#3", 1, 0.9, {"doc_id": "a", "tenant": "t"}),
+        RankedHit("b#0", 2, 0.8, {"doc_id": "b", "tenant": "t"}),
+        RankedHit("a#0", 3, 0.7, {"doc_id": "a", "tenant": "t"}),
+        RankedHit("a#0u", 4, 0.6, {"doc_id": "a", "tenant": "u"}),
+    ))
+    documents = documents_of(dense)
+    key = document_record_id
+    assert [(h.chunk_id, h.rank, h.score) for h in documents.hits] == [
+        (key(tenant="t", doc_id="a"), 1, 0.9), (key(tenant="t", doc_id="b"), 2, 0.8),
+        (key(tenant="u", doc_id="a"), 3, 0.6)]
+    assert documents.hits[0].source["chunk_id"] == "a#3"
+
+
+def test_documents_of_leaves_document_records_as_they_are():
+    from search_platform.domain.models import RankedHit, RankedList
+    from search_platform.retrieval.grouping import documents_of
+
+    record = RankedHit("rec-a", 1, 7.0, {"kind": "document", "doc_id": "a", "tenant": "t"})
+    assert documents_of(RankedList(Leg.BM25, (record,))).hits == (record,)

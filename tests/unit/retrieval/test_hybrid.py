@@ -182,3 +182,36 @@ async def test_healthy_legs_are_not_degraded():
 async def test_errors_that_degrading_cannot_hide_are_raised(legs):
     with pytest.raises((BackendError, RuntimeError)):
         await HybridSearcher(legs).search(request())
+
+
+class FoundPassages:
+    """A passage finder that knows the best lexical chunk of some documents."""
+
+    def __init__(self, passages):
+        self.passages_by_doc = passages
+        self.asked: list[list[str]] = []
+
+    async def passages(self, query, *, index, doc_ids, filters):
+        self.asked.append(doc_ids)
+        return {doc: p for doc, p in self.passages_by_doc.items() if doc in doc_ids}
+
+
+async def test_documents_are_fused_once_each_and_shown_as_their_passage():
+    from search_platform.backends.elasticsearch.mappings import document_record_id
+    from search_platform.retrieval.passages import Passage
+
+    record_a = document_record_id(tenant="t", doc_id="a")
+    bm25 = RankedList(Leg.BM25, (RankedHit(record_a, 1, 5.0, {"kind": "document", "doc_id": "a", "tenant": "t"}),))
+    dense = RankedList(Leg.DENSE, (RankedHit("b#0", 1, 0.9, {"doc_id": "b", "tenant": "t", "text": "bee"}),
+                                   RankedHit("a#2", 2, 0.8, {"doc_id": "a", "tenant": "t", "text": "ant"}),
+                                   RankedHit("b#1", 3, 0.7, {"doc_id": "b", "tenant": "t", "text": "bee 2"})))
+    finder = FoundPassages({"a": Passage("a#5", {"doc_id": "a", "chunk_index": 5, "text": "ant hill"},
+                                         ("<em>ant</em> hill",))})
+    searcher = HybridSearcher({Leg.BM25: FixedLeg(Leg.BM25, bm25), Leg.DENSE: FixedLeg(Leg.DENSE, dense)},
+                              passage_finder=finder)
+    result = await searcher.search(request(group_by=GroupBy.DOCUMENT))
+    assert [(h.source["doc_id"], h.chunk_id) for h in result.hits] == [("a", "a#5"), ("b", "b#0")]
+    assert result.hits[0].score == pytest.approx(1 / (7 + 1) + 1 / (7 + 2))
+    assert result.hits[0].highlights == ("<em>ant</em> hill",)
+    assert result.hits[1].snippet_source is SnippetSource.DENSE and "chunk_id" not in result.hits[1].source
+    assert finder.asked == [["a", "b"]]
