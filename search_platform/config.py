@@ -215,7 +215,10 @@ class IngestionSettings(BaseModel):
     bulk_mode_zero_replicas: bool = False  # bulk mode also drops replicas (restored, then re-copied, afterwards)
     max_chunks_per_document: Annotated[int, Field(ge=1)] = 1000  # a document with more fails alone, with a reason
     max_batch_bytes: Annotated[int, Field(ge=1)] = 200_000  # a batch also ends before its content passes this
-    task_time_limit_s: Annotated[int, Field(ge=0)] = 180  # a longer batch is stopped and fails (resumable); 0: none
+    # a batch running longer is stopped and fails (resumable); 0 (default): none. Off by default: billiard's hard
+    # limit replaces the pool child, which must load the model again, and on a loaded machine that alone can take
+    # longer than the limit. Batches are bounded by size instead (documents_per_task, max_batch_bytes, the cap).
+    task_time_limit_s: Annotated[int, Field(ge=0)] = 0
     max_inflight_batches_per_tenant: Annotated[int, Field(ge=0)] = 2  # per-tenant lanes (ingestion/lanes.py); 0: off
 
 
