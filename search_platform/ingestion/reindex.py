@@ -22,6 +22,7 @@ their chunks' text, not the original markup (see reconstruct.py).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import time
 from collections import Counter, defaultdict
@@ -129,7 +130,7 @@ class Reindexer:
         staging = staging_alias(alias, self.now())
         with translated_errors():
             if self.client.indices.exists_alias(name=staging):
-                raise ReindexError(f"{staging} exists already: another re-index of {alias} is running")
+                raise ReindexError(f"{staging} exists already: another re-index of {alias} started this second")
         rebuilt = before.pairs - set(before.records)
         try:
             if not before.pairs:
@@ -142,8 +143,9 @@ class Reindexer:
             clock.lap("verify")
         except ReindexTimeoutError:
             raise
-        except ReindexError:
-            delete_index(self.client, alias=staging)
+        except SearchPlatformError:
+            with contextlib.suppress(SearchPlatformError):  # the error that stopped the run matters more
+                delete_index(self.client, alias=staging)
             raise
         new_index = concrete_indices(self.client, staging)[0]
         swap(self.client, alias=alias, new_index=new_index, staging=staging)
@@ -170,15 +172,15 @@ class Reindexer:
                 jobs.append(self._submit(pending.pop(document.tenant), staging=staging))
         jobs.extend(self._submit(batch, staging=staging) for batch in pending.values())
         deadline = time.monotonic() + self.timeout_s
-        for job_id in jobs:
-            status = wait_for(self.store, job_id, timeout_s=max(1.0, deadline - time.monotonic()))
-            if not status.finished:
-                raise ReindexTimeoutError(f"job {job_id} did not finish within {self.timeout_s:.0f} s; the alias "
-                                          f"is unchanged; {staging} is kept while its jobs go on")
+        statuses = [wait_for(self.store, job_id, timeout_s=max(1.0, deadline - time.monotonic())) for job_id in jobs]
+        if running := [status.job_id for status in statuses if not status.finished]:
+            raise ReindexTimeoutError(f"jobs {', '.join(running)} did not finish within {self.timeout_s:.0f} s; the "
+                                      f"alias is unchanged; {staging} is kept while its jobs go on")
+        for status in statuses:  # every job has finished: nothing writes to staging any more
             if status.state is not JobState.DONE or status.errors:
                 failed = "; ".join(f"{doc}: {why}" for doc, why in list(status.errors.items())[:5])
-                raise ReindexError(f"job {job_id} ended {status.state}, {status.documents_failed} document(s) "
-                                   f"failed ({failed}); the alias is unchanged and {staging} was deleted")
+                raise ReindexError(f"job {status.job_id} ended {status.state}, {status.documents_failed} "
+                                   f"document(s) failed ({failed}); the alias is unchanged and {staging} was deleted")
         return count
 
     def _submit(self, documents: list[Document], *, staging: str) -> str:
