@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from elasticsearch import Elasticsearch
 
+from search_platform.backends.elasticsearch.errors import translated_errors
 from search_platform.backends.elasticsearch.mappings import document_record_id, ensure_index
 from search_platform.config import Settings
 from search_platform.domain.errors import InvalidDocumentError
@@ -92,6 +93,8 @@ def ingest_documents(documents: Sequence[Document], *, index: str, ctx: IngestCo
     stale = {doc_id: previous[record_of[doc_id]] - {chunk.chunk_id for chunk in chunks}
              for doc_id, chunks in complete.items() if doc_id not in record_errors and record_of[doc_id] in previous}
     report.errors.update(delete_chunks(ctx.client, index=index, stale=stale, options=options))
+    with translated_errors():  # a batch reported done is searchable (bulk mode relies on this too)
+        ctx.client.indices.refresh(index=index)
     return report
 
 
