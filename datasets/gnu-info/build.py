@@ -109,7 +109,8 @@ _XREF = re.compile(r"(\(?)\*([Nn])ote[ \n]+([^:*]+?):(?::|[ \n]*(?:\([^)]*\))?[^
 _UNDERLINE = re.compile(r"^[=\-*.]{3,}\s*$")
 _QUOTED = re.compile("\u2018([^\u2018\u2019\n]{1,100}?)\u2019")
 # Old makeinfo marks code with ASCII quotes; content with shell metacharacters keeps them (it is real quoting).
-_ASCII_QUOTED = re.compile(r"(?<![\w'])'([^'\s*?$\\|<>;&\[\]](?:[^'*?$\\|<>;&\[\]]{0,80}?[^'\s*?$\\|<>;&\[\]])?)'(?!\w)")
+_ASCII_QUOTED = re.compile(r"(?<![\w'])'([^'\s*?$\\|<>;&\[\]]"
+                           r"(?:[^'*?$\\|<>;&\[\]]{0,80}?[^'\s*?$\\|<>;&\[\]])?)'(?!\w)")
 _STRONG_LINE = re.compile(r"^\*([A-Z][\w ]{0,40})\*$", re.MULTILINE)
 _PLAIN_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _EMPHASIS = re.compile(r"(?<![\w])_([A-Za-z][A-Za-z ]{0,40}?)_(?!\w)")
