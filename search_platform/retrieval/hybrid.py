@@ -9,7 +9,6 @@ from dataclasses import dataclass, field, replace
 
 from search_platform.domain.errors import BackendError, BackendUnavailableError, IndexMissingError
 from search_platform.domain.models import (
-    ChunkRef,
     Filters,
     FusedHit,
     GroupBy,
@@ -29,7 +28,7 @@ from search_platform.retrieval.fusion import (
     FusionParams,
     Normalization,
 )
-from search_platform.retrieval.grouping import documents_of, group_by_document
+from search_platform.retrieval.grouping import chunk_ref, documents_of, group_by_document
 from search_platform.retrieval.highlight import Highlighter
 from search_platform.retrieval.passages import Passage, PassageFinder
 from search_platform.retrieval.rerank import RerankOutcome, RerankStage
@@ -218,9 +217,7 @@ def with_passage(hit: FusedHit, passage: Passage | None, query: str) -> FusedHit
         source = {key: value for key, value in hit.source.items() if key != "chunk_id"}
         shown = replace(hit, chunk_id=str(hit.source.get("chunk_id", hit.chunk_id)), source=source)
     shown = with_snippet(shown, query)
-    chunk = ChunkRef(chunk_id=shown.chunk_id, chunk_index=int(shown.source.get("chunk_index", 0)), rank=hit.rank,
-                     score=hit.score)
-    return replace(shown, chunks=(chunk,))
+    return replace(shown, chunks=(chunk_ref(shown),))
 
 
 def single_leg_hits(ranked: RankedList) -> list[FusedHit]:
