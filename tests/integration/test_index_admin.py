@@ -9,6 +9,7 @@ from search_platform.backends.elasticsearch.mappings import (
     delete_index,
     ensure_index,
     swap_alias,
+    MAPPING_VERSION,
     versioned_index_name,
 )
 
@@ -24,9 +25,10 @@ def test_ensure_swap_delete(services, index):
         assert list(es.indices.get_alias(name=index)) == [versioned_index_name(index)]
         mapping = es.indices.get_mapping(index=index)[versioned_index_name(index)]["mappings"]
         assert mapping["properties"]["embedding"]["index_options"]["type"] == "int8_hnsw"
-        es.indices.create(index=f"{index}-v2")
-        swap_alias(es, alias=index, new_index=f"{index}-v2")
-        assert list(es.indices.get_alias(name=index)) == [f"{index}-v2"]
+        successor = versioned_index_name(index, MAPPING_VERSION + 1)
+        es.indices.create(index=successor)
+        swap_alias(es, alias=index, new_index=successor)
+        assert list(es.indices.get_alias(name=index)) == [successor]
         es.indices.delete(index=versioned_index_name(index))
         delete_index(es, alias=index)
         assert not es.indices.exists_alias(name=index)
