@@ -1,8 +1,8 @@
 """Run Elasticsearch locally: a minimal distribution on 127.0.0.1, security on, as a dedicated system user.
 
 Layout under settings.infra.home: elasticsearch-<version>/ (install and config), es-data/ (kept across
-restarts), es-logs/, es-run/elasticsearch.pid, secrets/elastic-password (the password it was provisioned
-with, 0600, used to adopt a changed settings password).
+restarts), es-logs/, es-run/elasticsearch.pid, es-snapshots/ (path.repo, unless settings.infra.snapshot_dir),
+secrets/elastic-password (the password it was provisioned with, 0600, used to adopt a changed settings password).
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ class EsPaths:
     logs: Path
     run: Path
     secrets: Path
+    snapshots: Path  # path.repo: fs snapshot repositories (search_platform/backends/elasticsearch/snapshots.py)
 
     @property
     def config(self) -> Path:
@@ -94,12 +95,13 @@ def es_paths(settings: Settings) -> EsPaths:
         logs=home / "es-logs",
         run=home / "es-run",
         secrets=home / "secrets",
+        snapshots=settings.infra.snapshot_path,
     )
 
 
 def render_config(settings: Settings, paths: EsPaths) -> str:
     """elasticsearch.yml for a single loopback node with security on and TLS off."""
-    values: dict[str, str | int | bool] = {
+    values: dict[str, object] = {
         "cluster.name": CLUSTER_NAME,
         "node.name": NODE_NAME,
         "network.host": "127.0.0.1",
@@ -107,6 +109,7 @@ def render_config(settings: Settings, paths: EsPaths) -> str:
         "discovery.type": "single-node",
         "path.data": str(paths.data),
         "path.logs": str(paths.logs),
+        "path.repo": [str(paths.snapshots)],  # static: a change needs a restart (`start` warns)
         "xpack.security.enabled": True,
         "xpack.security.http.ssl.enabled": False,
         "xpack.security.transport.ssl.enabled": False,
@@ -184,6 +187,9 @@ def start(settings: Settings) -> None:
         for name in es_plugins.outdated(es_paths(settings).install):
             log.warning("Elasticsearch runs without the current %s plugin; `search-platform down` then `up` "
                         "installs it", name)
+        if config_outdated(settings):
+            log.warning("Elasticsearch runs with an older elasticsearch.yml (static settings such as path.repo "
+                        "differ); restart it to apply them")
     await_healthy(
         NAME,
         healthy=lambda: _ready_adopting_password(settings),
@@ -214,6 +220,16 @@ def stop(settings: Settings, *, timeout_s: float = STOP_TIMEOUT_S) -> None:
     terminate(pid, marker=PROCESS_MARKER, timeout_s=timeout_s)
 
 
+def config_outdated(settings: Settings) -> bool:
+    """True if the node's elasticsearch.yml is not what these settings render (it is rewritten only at start)."""
+    paths = es_paths(settings)
+    try:
+        written = (paths.config / "elasticsearch.yml").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return True
+    return written != render_config(settings, paths)
+
+
 def prepare(settings: Settings) -> EsPaths:
     """Install the distribution and this repo's plugins, create the user and directories, write config and keystore."""
     infra = settings.infra
@@ -227,7 +243,7 @@ def prepare(settings: Settings) -> EsPaths:
     es_install.install(infra)
     es_plugins.install_all(paths.install, java_home=infra.java_home)
     chown_tree(paths.install, infra.es_user)
-    for directory in (paths.data, paths.logs, paths.run):
+    for directory in (paths.data, paths.logs, paths.run, paths.snapshots):
         make_dir(directory, owner=infra.es_user, mode=0o750)
     config = render_config(settings, paths)
     write_file(paths.config / "elasticsearch.yml", config, owner=infra.es_user, mode=0o640)

@@ -42,6 +42,11 @@ class ElasticsearchSettings(BaseModel):
     vector_index_type: Literal["hnsw", "int8_hnsw", "int4_hnsw", "bbq_hnsw", "flat", "int8_flat"] = "int8_hnsw"
     hnsw_m: Annotated[int, Field(ge=2, le=512)] = 16
     hnsw_ef_construction: Annotated[int, Field(ge=10, le=3200)] = 100
+    # the fs repository of `search-platform snapshots` (registered on first use)
+    snapshot_repository: str = Field(default="sp-backups", pattern=r"^[a-z0-9][a-z0-9._-]{0,127}$")
+    # where that repository keeps its files: relative to the node's first path.repo entry (infra.snapshot_dir
+    # locally, /usr/share/elasticsearch/snapshots in docker-compose), or an absolute path under path.repo
+    snapshot_location: str = Field(default="sp-backups", min_length=1)
 
     @property
     def data_credentials(self) -> tuple[str, str]:
@@ -323,7 +328,14 @@ class InfraSettings(BaseModel):
     java_home: Path = Path("/usr/lib/jvm/temurin-25-jdk-amd64")
     redis_server: Path = Path("/usr/bin/redis-server")
     start_timeout_s: Annotated[float, Field(gt=0)] = 180.0
+    # path.repo of the local node: the directory fs snapshot repositories live in; unset: <home>/es-snapshots
+    snapshot_dir: Path | None = None
     cluster: ClusterSettings = ClusterSettings()
+
+    @property
+    def snapshot_path(self) -> Path:
+        """path.repo of the local node (snapshot_dir, else es-snapshots under home)."""
+        return self.snapshot_dir if self.snapshot_dir is not None else self.home / "es-snapshots"
 
 
 class Settings(BaseSettings):

@@ -19,6 +19,7 @@ from search_platform.cli import (
     keys,
     query,
     services,
+    snapshots,
     tune,
 )
 from search_platform.cli.common import ExitCode, new_app
@@ -38,6 +39,7 @@ app.add_typer(cluster.app, name="cluster")
 app.add_typer(analytics.logs_app, name="logs")
 app.command("report")(analytics.report)
 app.command()(reindex)
+app.add_typer(snapshots.app, name="snapshots")
 
 
 def main() -> None:

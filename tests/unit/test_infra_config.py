@@ -37,11 +37,31 @@ def test_elasticsearch_yml_is_a_single_loopback_node_with_security_and_no_tls(tm
         "discovery.type": "single-node",
         "path.data": str(tmp_path / "home" / "es-data"),
         "path.logs": str(tmp_path / "home" / "es-logs"),
+        "path.repo": [str(tmp_path / "home" / "es-snapshots")],
         "xpack.security.enabled": True,
         "xpack.security.http.ssl.enabled": False,
         "xpack.security.transport.ssl.enabled": False,
         "cluster.routing.allocation.disk.threshold_enabled": False,
     }
+
+
+def test_path_repo_follows_the_snapshot_dir_setting(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path)
+    settings.infra.snapshot_dir = tmp_path / "backups"
+    paths = elasticsearch.es_paths(settings)
+    assert paths.snapshots == tmp_path / "backups"
+    assert yaml.safe_load(elasticsearch.render_config(settings, paths))["path.repo"] == [str(tmp_path / "backups")]
+
+
+def test_a_node_config_without_the_current_settings_is_outdated(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path)
+    paths = elasticsearch.es_paths(settings)
+    assert elasticsearch.config_outdated(settings)  # never written
+    paths.config.mkdir(parents=True)
+    (paths.config / "elasticsearch.yml").write_text(elasticsearch.render_config(settings, paths))
+    assert not elasticsearch.config_outdated(settings)
+    settings.infra.snapshot_dir = tmp_path / "elsewhere"
+    assert elasticsearch.config_outdated(settings)
 
 
 def test_es_layout_lives_under_infra_home(tmp_path: Path) -> None:
