@@ -173,3 +173,13 @@ def test_elasticsearch_image_installs_the_plugin_infra_installs(config: dict[str
     assert f"FROM docker.elastic.co/elasticsearch/elasticsearch:{InfraSettings().es_version}\n" in dockerfile
     assert "RUN mvn -B -q package\n" in dockerfile
     assert 'bin/elasticsearch-plugin install --batch "file://' in dockerfile
+
+
+def test_elasticsearch_has_a_snapshot_repository_path_on_its_own_volume(config: dict[str, Any]) -> None:
+    service = config["services"]["elasticsearch"]
+    path_repo = service["environment"]["path.repo"]
+    mounts = {mount["target"]: mount for mount in service["volumes"]}
+    assert mounts[path_repo]["type"] == "volume" and mounts[path_repo]["source"] == "es-snapshots"
+    assert "es-snapshots" in config["volumes"]
+    dockerfile = (ROOT / "plugins" / "analysis" / "Dockerfile").read_text()
+    assert f"RUN mkdir -p {path_repo}\n" in dockerfile  # owned by the elasticsearch user, so writable
