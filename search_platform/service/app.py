@@ -13,6 +13,7 @@ from search_platform.service.auth import install_auth_handlers
 from search_platform.service.errors import install_error_handlers
 from search_platform.service.limits import BodySizeLimit
 from search_platform.service.metrics import install_observability, watch_backlog
+from search_platform.service.openapi import install_openapi
 from search_platform.service.resources import build_resources
 from search_platform.service.routes import admin, documents, feedback, health, ingest, search
 
@@ -42,5 +43,6 @@ def create_app(settings: Settings, *, embedder: Embedder | None = None) -> FastA
     for module in (search, feedback, ingest, documents, admin, health):
         app.include_router(module.router)
     app.add_middleware(BodySizeLimit, max_bytes=settings.service.max_request_bytes)
+    install_openapi(app, settings)
     install_observability(app)  # last: it wraps every exception handler installed above
     return app

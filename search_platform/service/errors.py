@@ -12,6 +12,7 @@ from kombu.exceptions import OperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from search_platform.auth.errors import KeyNotFoundError
 from search_platform.auth.request_ids import RequestIdNotFoundError
@@ -79,12 +80,25 @@ async def _validation_error(_: Request, error: Exception) -> JSONResponse:
     return error_response(422, "invalid_request", message, details)
 
 
-async def _http_error(_: Request, error: Exception) -> JSONResponse:
+HTTP_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+
+
+def allowed_methods(request: Request) -> str:
+    """Every method the request's path answers to, across all routes of that path (Starlette names only the first
+    route's)."""
+    routes = request.app.router.routes
+    return ", ".join(method for method in HTTP_METHODS
+                     if any(route.matches({**request.scope, "method": method})[0] is Match.FULL for route in routes))
+
+
+async def _http_error(request: Request, error: Exception) -> JSONResponse:
     """Framework-level refusals (a body that is not UTF-8, an unknown route or method) in the one error shape."""
     assert isinstance(error, StarletteHTTPException)
     code = "invalid_request" if error.status_code in (400, 422) else f"http_{error.status_code}"
     response = error_response(error.status_code, code, str(error.detail))
     response.headers.update(error.headers or {})
+    if error.status_code == 405:
+        response.headers["Allow"] = allowed_methods(request)
     return response
 
 

@@ -9,10 +9,31 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from search_platform.domain.models import ContentType, GroupBy, SearchMode, SnippetSource
+from search_platform.ingestion.pipeline import CONTROL_IN_LABEL, CONTROL_IN_TEXT
 from search_platform.retrieval.fusion import Normalization
 
 INDEX_NAME = r"^[a-z0-9][a-z0-9._-]{0,127}$"
 QUERY_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")  # tab, newline and CR are whitespace
+# what str.strip() removes (a unit test checks it against str.isspace), spelled out: JSON Schema's \s differs
+WHITESPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+
+
+def _forbidden(control: re.Pattern[str]) -> str:
+    """The character class of a control-character regex, without lone surrogates (JSON text carries none)."""
+    return control.pattern.removeprefix("[").removesuffix("]").replace(r"\ud800-\udfff", "")
+
+
+def free_of(control: re.Pattern[str]) -> str:
+    """JSON Schema pattern: no character of `control`."""
+    return f"^[^{_forbidden(control)}]*$"
+
+
+def not_blank_free_of(control: re.Pattern[str]) -> str:
+    """JSON Schema pattern: no character of `control`, and something besides whitespace."""
+    chars = _forbidden(control)
+    return f"^[^{chars}]*[^{chars}{WHITESPACE}][^{chars}]*$"
+
+
 Keyword = Annotated[str, Field(min_length=1, max_length=256)]
 UnitId = Annotated[str, Field(min_length=1, max_length=256)]
 # the keys of FUSERS (a unit test keeps them in step)
@@ -37,7 +58,8 @@ class FiltersBody(BaseModel):
 class WeightsBody(BaseModel):
     """Per-leg weights for weighted_rrf and dbsf; an unset leg weighs 1.0; not both 0."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"not": {
+        "required": ["bm25", "dense"], "properties": {"bm25": {"const": 0}, "dense": {"const": 0}}}})
 
     bm25: Weight = 1.0
     dense: Weight = 1.0
@@ -48,7 +70,8 @@ class SearchBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    query: str = Field(min_length=1, description="What to look for; plain text, never query DSL.")
+    query: str = Field(min_length=1, description="What to look for; plain text, never query DSL.",
+                       json_schema_extra={"pattern": not_blank_free_of(QUERY_CONTROL)})
     mode: SearchMode = SearchMode.HYBRID
     top_k: int | None = Field(default=None, ge=1, le=1000,
                               description="Older name of page_size, kept for compatibility: send either (or both, "
@@ -189,24 +212,32 @@ class SearchResponseBody(BaseModel):
     hits: list[HitBody]
 
 
+# what ingest checks of labels, stated in the document's schema
+LABEL: dict[str, Any] = {"pattern": free_of(CONTROL_IN_LABEL)}
+NOT_BLANK_LABEL: dict[str, Any] = {"pattern": not_blank_free_of(CONTROL_IN_LABEL)}
+Label = Annotated[str, Field(min_length=1, max_length=256, json_schema_extra=LABEL)]
+
+
 class DocumentBody(BaseModel):
-    """One document to ingest."""
+    """One document to ingest; the patterns state what ingest checks (no control characters, doc_id, content and
+    tenant not blank), which pydantic leaves to it so each rejected document gets a readable reason."""
 
     model_config = ConfigDict(extra="forbid")
 
-    doc_id: str = Field(min_length=1, max_length=256)
-    content: str = Field(min_length=1)
-    title: str = Field(default="", max_length=1000)
+    doc_id: str = Field(min_length=1, max_length=256, json_schema_extra=NOT_BLANK_LABEL)
+    content: str = Field(min_length=1, json_schema_extra={"pattern": not_blank_free_of(CONTROL_IN_TEXT)})
+    title: str = Field(default="", max_length=1000, json_schema_extra=LABEL)
     content_type: ContentType = ContentType.TEXT
-    source: str = Field(default="", max_length=256)
-    tags: list[Keyword] = Field(default_factory=list, max_length=100)
-    lang: str = Field(default="en", min_length=1, max_length=16)
-    tenant: str = Field(default="default", min_length=1, max_length=128)
+    source: str = Field(default="", max_length=256, json_schema_extra=LABEL)
+    tags: list[Label] = Field(default_factory=list, max_length=100)
+    lang: str = Field(default="en", min_length=1, max_length=16, json_schema_extra=LABEL)
+    tenant: str = Field(default="default", min_length=1, max_length=128, json_schema_extra=NOT_BLANK_LABEL)
 
 
 class IngestBody(BaseModel):
     """POST /v1/ingest: documents are checked one by one, so one bad document never sinks the rest: any JSON object
-    is accepted as an item, and one that is not a valid Document is reported in `rejected` (422 if none is valid)."""
+    is accepted as an item, and one that is not a valid Document is reported in `rejected` (422 if none is valid:
+    the OpenAPI document says so with `contains`)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -243,7 +274,8 @@ class DocumentInfoBody(BaseModel):
 class DeleteFilterBody(BaseModel):
     """POST /v1/documents/delete: delete every document matching all the given criteria (at least one)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"anyOf": [
+        {"required": [name], "properties": {name: {"minItems": 1}}} for name in ("doc_ids", "sources", "tags")]})
 
     index: str | None = Field(default=None, pattern=INDEX_NAME, description="Alias (default: settings).")
     tenant: Keyword | None = Field(default=None, description="A key spanning every tenant may narrow to one; a "
@@ -298,6 +330,20 @@ class JobBody(BaseModel):
     deliveries: int = Field(default=0, description="Batch deliveries to workers, counting retries and "
                                                    "redeliveries after a lost worker.")
     workers: list[str] = Field(default_factory=list, description="Workers that completed the job's batches.")
+
+
+class DependencyBody(BaseModel):
+    """One dependency's health."""
+
+    ok: bool
+    detail: str
+
+
+class HealthBody(BaseModel):
+    """GET /healthz: 200 when every dependency is ok, else 503 with the same body."""
+
+    status: Literal["ok", "degraded"]
+    dependencies: dict[str, DependencyBody]
 
 
 class ErrorBody(BaseModel):

@@ -64,8 +64,9 @@ class SearchService:
         query = params.query.strip()
         if not query:
             raise InvalidQueryError("query is empty")
-        if len(query) > limits.max_query_chars:
-            raise InvalidQueryError(f"query is {len(query)} characters, over the {limits.max_query_chars} limit")
+        if len(params.query) > limits.max_query_chars:  # as sent, the limit the OpenAPI document states
+            raise InvalidQueryError(f"query is {len(params.query)} characters, over the {limits.max_query_chars} "
+                                    "limit", fields=("query",))
         top_k = checked_page_size(params, limits)
         candidate_k = params.candidate_k or max(limits.candidate_k, top_k)
         if candidate_k > limits.max_candidate_k:

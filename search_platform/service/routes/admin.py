@@ -11,11 +11,11 @@ from search_platform.auth.indices import PLATFORM_PREFIX, TENANT_ALPHABET, tenan
 from search_platform.ingestion.lifecycle import Tombstones, purge_tenant
 from search_platform.service.auth import AdminPrincipal
 from search_platform.service.deps import ResourcesDep
-from search_platform.service.schemas import ErrorBody, KeyDeletedBody, PurgeResponseBody
+from search_platform.service.openapi import KEYED, error_responses
+from search_platform.service.schemas import KeyDeletedBody, PurgeResponseBody
 
 router = APIRouter()
-RESPONSES: dict[int | str, dict[str, object]] = {
-    status: {"model": ErrorBody} for status in (400, 401, 403, 404, 422, 429, 502, 503)}
+RESPONSES = error_responses(*KEYED, 404, 502)  # 404: a path that names no tenant or key
 
 
 @router.delete("/v1/tenants/{tenant}", response_model=PurgeResponseBody, responses=RESPONSES)

@@ -12,13 +12,13 @@ from search_platform.domain.models import Filters
 from search_platform.ingestion.lifecycle import DeleteReport, Tombstones, delete_documents, get_document
 from search_platform.service.auth import IngestPrincipal, Principal, authorize_index
 from search_platform.service.deps import ResourcesDep
+from search_platform.service.openapi import KEYED, WITH_BODY, error_responses
 from search_platform.service.resources import Resources
 from search_platform.service.schemas import (
     INDEX_NAME,
     DeleteFilterBody,
     DeleteResponseBody,
     DocumentInfoBody,
-    ErrorBody,
 )
 
 router = APIRouter()
@@ -29,8 +29,7 @@ IndexParam = Annotated[str | None, Query(pattern=INDEX_NAME, description="Alias 
 TenantParam = Annotated[str | None, Query(min_length=1, max_length=128, description=(
     "The document's tenant: a key spanning every tenant may name one (default: 'default'); a tenant-bound key "
     "always means its own."))]
-RESPONSES: dict[int | str, dict[str, object]] = {
-    status: {"model": ErrorBody} for status in (400, 401, 403, 404, 422, 429, 502, 503)}
+RESPONSES = error_responses(*KEYED, 404, 502)
 
 
 def effective_tenant(principal: Principal, asked: str | None) -> str | None:
@@ -77,7 +76,8 @@ async def delete_document(doc_id: DocId, resources: ResourcesDep, principal: Ing
     return _response(name, report)
 
 
-@router.post("/v1/documents/delete", response_model=DeleteResponseBody, responses=RESPONSES)
+@router.post("/v1/documents/delete", response_model=DeleteResponseBody,
+             responses=error_responses(*KEYED, *WITH_BODY, 404, 502))
 async def delete_by_filter(body: DeleteFilterBody, resources: ResourcesDep,
                            principal: IngestPrincipal) -> DeleteResponseBody:
     """Delete every document (of the key's tenant) matching all the given criteria: doc_ids, sources, tags."""

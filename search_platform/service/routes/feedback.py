@@ -7,7 +7,8 @@ from fastapi import APIRouter, status
 from search_platform.auth.request_ids import RequestIds
 from search_platform.service.auth import SearchPrincipal
 from search_platform.service.deps import ResourcesDep
-from search_platform.service.schemas import ErrorBody, FeedbackBody, FeedbackResponseBody
+from search_platform.service.openapi import KEYED, WITH_BODY, error_responses
+from search_platform.service.schemas import FeedbackBody, FeedbackResponseBody
 
 router = APIRouter()
 
@@ -16,9 +17,7 @@ router = APIRouter()
     "/v1/feedback",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=FeedbackResponseBody,
-    responses={400: {"model": ErrorBody}, 401: {"model": ErrorBody}, 403: {"model": ErrorBody},
-               404: {"model": ErrorBody}, 422: {"model": ErrorBody}, 429: {"model": ErrorBody},
-               503: {"model": ErrorBody}},
+    responses=error_responses(*KEYED, *WITH_BODY, 404),
 )
 async def feedback(body: FeedbackBody, resources: ResourcesDep, principal: SearchPrincipal) -> FeedbackResponseBody:
     """Record that the caller clicked the hit at `position` of the search `request_id` (logged in the background);

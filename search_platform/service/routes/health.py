@@ -9,7 +9,9 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from search_platform.service.deps import ResourcesDep
+from search_platform.service.openapi import HEALTH_RESPONSES
 from search_platform.service.resources import Resources
+from search_platform.service.schemas import HealthBody
 
 router = APIRouter()
 
@@ -30,7 +32,7 @@ async def _redis(resources: Resources) -> dict[str, Any]:
     return {"ok": True, "detail": "PONG"}
 
 
-@router.get("/healthz")
+@router.get("/healthz", response_model=HealthBody, responses=HEALTH_RESPONSES)
 async def healthz(resources: ResourcesDep) -> JSONResponse:
     """Status of Elasticsearch and Redis."""
     es, redis = await asyncio.gather(_elasticsearch(resources), _redis(resources))

@@ -22,8 +22,9 @@ from search_platform.ingestion.pipeline import OversizeDocumentError, validate_d
 from search_platform.ingestion.queue import enqueue_batch
 from search_platform.service.auth import IngestPrincipal, Principal, authorize_index
 from search_platform.service.deps import ResourcesDep
+from search_platform.service.openapi import KEYED, WITH_BODY, error_responses
 from search_platform.service.resources import Resources
-from search_platform.service.schemas import DocumentBody, ErrorBody, IngestBody, IngestResponseBody, JobBody
+from search_platform.service.schemas import DocumentBody, IngestBody, IngestResponseBody, JobBody
 
 router = APIRouter()
 IdempotencyKey = Annotated[str | None, Header(
@@ -98,9 +99,7 @@ def screen_documents(
 
 
 @router.post("/v1/ingest", status_code=202, response_model=IngestResponseBody,
-             responses={400: {"model": ErrorBody}, 401: {"model": ErrorBody}, 403: {"model": ErrorBody},
-                        409: {"model": ErrorBody}, 413: {"model": ErrorBody}, 422: {"model": ErrorBody},
-                        429: {"model": ErrorBody}, 503: {"model": ErrorBody}})
+             responses=error_responses(*KEYED, *WITH_BODY, 409))
 def ingest(body: IngestBody, resources: ResourcesDep, principal: IngestPrincipal,
            idempotency_key: IdempotencyKey = None) -> IngestResponseBody:
     """Queue documents for ingestion; bad documents are reported in `rejected` and in the job's errors
@@ -128,7 +127,7 @@ def ingest(body: IngestBody, resources: ResourcesDep, principal: IngestPrincipal
 
 
 @router.get("/v1/jobs/{job_id}", response_model=JobBody,
-            responses={401: {"model": ErrorBody}, 403: {"model": ErrorBody}, 404: {"model": ErrorBody}})
+            responses=error_responses(*KEYED, 404))
 def job(job_id: str, resources: ResourcesDep, principal: IngestPrincipal) -> JobBody:
     """Status of an ingestion job (a tenant-bound key sees only its tenant's jobs; others are 404)."""
     _check_visible(job_id, resources, principal)
@@ -136,8 +135,7 @@ def job(job_id: str, resources: ResourcesDep, principal: IngestPrincipal) -> Job
 
 
 @router.post("/v1/jobs/{job_id}/resume", status_code=202, response_model=JobBody,
-             responses={401: {"model": ErrorBody}, 403: {"model": ErrorBody}, 404: {"model": ErrorBody},
-                        409: {"model": ErrorBody}})
+             responses=error_responses(*KEYED, 404, 409))
 def resume_job(job_id: str, resources: ResourcesDep, principal: IngestPrincipal) -> JobBody:
     """Queue a failed job's failed batches again (409 if it has none); chunk ids are deterministic, so nothing
     is duplicated."""

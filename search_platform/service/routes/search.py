@@ -15,10 +15,10 @@ from search_platform.retrieval.hybrid import SearchRequest
 from search_platform.service.auth import SearchPrincipal, authorize_index
 from search_platform.service.deps import ResourcesDep
 from search_platform.service.metrics import MetricsDep
+from search_platform.service.openapi import KEYED, WITH_BODY, error_responses
 from search_platform.service.request_id import request_id_of
 from search_platform.service.schemas import (
     ChunkRefBody,
-    ErrorBody,
     ExplanationBody,
     FiltersBody,
     HitBody,
@@ -126,9 +126,7 @@ def to_response(request: SearchRequest, result: SearchResult) -> SearchResponseB
 @router.post(
     "/v1/search",
     response_model=SearchResponseBody,
-    responses={400: {"model": ErrorBody}, 401: {"model": ErrorBody}, 403: {"model": ErrorBody},
-               404: {"model": ErrorBody}, 422: {"model": ErrorBody}, 429: {"model": ErrorBody},
-               502: {"model": ErrorBody}, 503: {"model": ErrorBody}},
+    responses=error_responses(*KEYED, *WITH_BODY, 404, 502),
 )
 async def search(
     body: SearchBody, resources: ResourcesDep, principal: SearchPrincipal, metrics: MetricsDep, http: Request
