@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from search_platform.domain.models import ContentType, GroupBy, SearchMode, SnippetSource
 from search_platform.ingestion.pipeline import CONTROL_IN_LABEL, CONTROL_IN_TEXT
@@ -35,10 +35,21 @@ def not_blank_free_of(control: re.Pattern[str]) -> str:
 
 
 Keyword = Annotated[str, Field(min_length=1, max_length=256)]
+# RFC 3339, as OpenAPI's date-time format says (pydantic alone would also take numbers and other spellings)
+RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 UnitId = Annotated[str, Field(min_length=1, max_length=256)]
 # the keys of FUSERS (a unit test keeps them in step)
 Fusion = Literal["rrf", "weighted_rrf", "convex", "dbsf", "routed"]
-Weight = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Weight = Annotated[float, Field(ge=0, allow_inf_nan=False, strict=True)]
+
+
+def _rfc3339(value: object) -> object:
+    if not isinstance(value, str) or not RFC3339.match(value):
+        raise ValueError("expected an RFC 3339 date-time string, e.g. 2026-01-31T12:00:00Z")
+    return value
+
+
+Timestamp = Annotated[datetime, BeforeValidator(_rfc3339)]
 
 
 class FiltersBody(BaseModel):
@@ -51,8 +62,8 @@ class FiltersBody(BaseModel):
     tags: list[Keyword] = Field(default_factory=list, max_length=100)
     langs: list[Keyword] = Field(default_factory=list, max_length=100)
     tenants: list[Keyword] = Field(default_factory=list, max_length=100)
-    indexed_after: datetime | None = None
-    indexed_before: datetime | None = None
+    indexed_after: Timestamp | None = None
+    indexed_before: Timestamp | None = None
 
 
 class WeightsBody(BaseModel):
@@ -73,26 +84,29 @@ class SearchBody(BaseModel):
     query: str = Field(min_length=1, description="What to look for; plain text, never query DSL.",
                        json_schema_extra={"pattern": not_blank_free_of(QUERY_CONTROL)})
     mode: SearchMode = SearchMode.HYBRID
-    top_k: int | None = Field(default=None, ge=1, le=1000,
+    top_k: int | None = Field(default=None, ge=1, le=1000, strict=True,
                               description="Older name of page_size, kept for compatibility: send either (or both, "
                                           "equal); default: settings.retrieval.top_k.")
-    page: int = Field(default=1, ge=1, le=10_000, description="Page number, from 1.")
-    page_size: int | None = Field(default=None, ge=1, le=1000,
+    page: int = Field(default=1, ge=1, le=10_000, strict=True, description="Page number, from 1.")
+    page_size: int | None = Field(default=None, ge=1, le=1000, strict=True,
                                   description="Hits per page; defaults to top_k, then to settings.retrieval.top_k.")
     window: int | None = Field(
-        default=None, ge=1, le=10_000,
+        default=None, ge=1, le=10_000, strict=True,
         description="The fused list is computed once to `window` hits (each leg fetches candidate_k) and pages are "
                     "slices of it, so page 2 never repeats or skips page 1. page * page_size must be at most window "
                     "(else 422). Default: settings.retrieval.window, raised to page_size.")
     group_by: GroupBy = Field(default=GroupBy.CHUNK,
                               description="chunk, or document: one hit per document at the rank of its best chunk, "
                                           "listing its matching chunks; paging counts documents.")
-    highlight: bool = Field(default=True, description="Add highlights: Elasticsearch's for BM25 matches, else the "
-                                                      "chunk's passage sharing most query terms.")
-    explain: bool = Field(default=False, description="Add each hit's explanation: leg ranks, raw and normalised "
-                                                     "scores, fusion params and each leg's contribution.")
-    candidate_k: int | None = Field(default=None, ge=1, le=10_000, description="Hits fetched per leg.")
-    rrf_k: int | None = Field(default=None, ge=1, le=100_000, description="RRF constant: 1/(rrf_k + rank).")
+    highlight: bool = Field(default=True, strict=True, description="Add highlights: Elasticsearch's for BM25 "
+                                                                   "matches, else the chunk's passage sharing most "
+                                                                   "query terms.")
+    explain: bool = Field(default=False, strict=True, description="Add each hit's explanation: leg ranks, raw and "
+                                                                  "normalised scores, fusion params and each leg's "
+                                                                  "contribution.")
+    candidate_k: int | None = Field(default=None, ge=1, le=10_000, strict=True, description="Hits fetched per leg.")
+    rrf_k: int | None = Field(default=None, ge=1, le=100_000, strict=True,
+                              description="RRF constant: 1/(rrf_k + rank).")
     filters: FiltersBody = Field(default_factory=FiltersBody)
     index: str | None = Field(default=None, pattern=INDEX_NAME, description="Alias to search (default: settings).")
     fusion: Fusion | None = Field(default=None, description="How hybrid mode fuses the legs (ignored by one-leg "
@@ -100,12 +114,13 @@ class SearchBody(BaseModel):
                                                       "routed: weighted RRF with weights picked by the query's type "
                                                       "(lexical, semantic or mixed), weights not sent.")
     weights: WeightsBody | None = Field(default=None, description="weighted_rrf, dbsf: w_leg per leg.")
-    alpha: float | None = Field(default=None, ge=0, le=1,
+    alpha: float | None = Field(default=None, ge=0, le=1, strict=True,
                                 description="convex: alpha * norm(dense) + (1 - alpha) * norm(bm25); default 0.5.")
     normalization: Normalization | None = Field(default=None, description="convex: minmax (default) or zscore.")
     rerank: bool | None = Field(
-        default=None, description="Rescore the fused top settings.rerank.top_n with the configured cross-encoder "
-                                  "(null: settings.rerank.enabled); true without a configured reranker is a 422.")
+        default=None, strict=True,
+        description="Rescore the fused top settings.rerank.top_n with the configured cross-encoder "
+                    "(null: settings.rerank.enabled); true without a configured reranker is a 422.")
     user_id: UnitId | None = Field(default=None, description="The caller's user: experiments assign arms by it "
                                                              "(sticky); logged only as a keyed hash.")
     session_id: UnitId | None = Field(default=None, description="Used for the arm when user_id is not sent.")
@@ -362,7 +377,7 @@ class FeedbackBody(BaseModel):
     request_id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:-]+$",
                             description="The request_id of the search response the hit came from.")
     doc_id: str = Field(min_length=1, max_length=256)
-    position: int = Field(ge=1, le=10_000, description="The clicked hit's rank, from 1.")
+    position: int = Field(ge=1, le=10_000, strict=True, description="The clicked hit's rank, from 1.")
     chunk_id: str | None = Field(default=None, min_length=1, max_length=512)
     user_id: UnitId | None = None
     session_id: UnitId | None = None

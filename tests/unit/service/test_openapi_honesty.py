@@ -183,3 +183,20 @@ def test_document_patterns_accept_what_ingest_accepts(spec, field, value):
     schema = {"$ref": "#/components/schemas/DocumentBody", "components": spec["components"]}
     document = {"doc_id": "d", "content": "c", field: value}
     assert jsonschema_rs.validator_for(schema).is_valid(document) == _document_accepted(**{field: value})
+
+
+@pytest.mark.parametrize("fields", [
+    {"highlight": 1}, {"explain": "true"}, {"rerank": 0}, {"top_k": "5"}, {"page": 2.0}, {"alpha": True},
+    {"alpha": "0.5"}, {"weights": {"bm25": "1"}}, {"filters": {"indexed_after": 1700000000}},
+    {"filters": {"indexed_after": "2026-01-31"}}, {"filters": {"indexed_before": "2026-01-31T12:00:00"}},
+])
+def test_values_of_another_json_type_are_refused_not_coerced(fields):
+    """What the schema calls invalid pydantic must not quietly accept (schemathesis's negative_data_rejection)."""
+    with pytest.raises(ValidationError):
+        SearchBody(query="q", **fields)
+
+
+def test_rfc3339_timestamps_and_whole_numbers_for_floats_are_accepted():
+    body = SearchBody(query="q", alpha=1, filters={"indexed_after": "2026-01-31T12:00:00.5+01:00"})  # type: ignore[arg-type]
+    assert body.alpha == 1.0 and body.filters.indexed_after is not None
+    assert body.filters.indexed_after.utcoffset() is not None
