@@ -103,7 +103,7 @@ def restore(
     if output is OutputFormat.TABLE:
         moved = f"; {report.alias} -> {report.indices[0]}" if report.alias else ""
         console().print(f"restored {report.snapshot} as {', '.join(report.indices)} "
-                        f"({report.shards_total} shards){moved}", markup=False)
+                        f"({report.shards_total} shards){moved}", markup=False, soft_wrap=True)
     else:
         result = {"snapshot": report.snapshot, "indices": list(report.indices), "alias": report.alias,
                   "shards_total": report.shards_total, "shards_failed": report.shards_failed}
