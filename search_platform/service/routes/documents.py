@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
+from starlette.convertors import StringConvertor, register_url_convertor
 
 from search_platform.auth.errors import PermissionDeniedError
 from search_platform.domain.errors import InvalidQueryError
@@ -21,10 +22,19 @@ from search_platform.service.schemas import (
     DocumentInfoBody,
 )
 
+
+class DocIdConvertor(StringConvertor):
+    """A document id in a path: never `delete`, which is POST /v1/documents/delete's path (so GET or DELETE of it
+    is a 405 naming POST, not a lookup of a document called 'delete': delete that one by filter)."""
+
+    regex = r"(?!delete$)[^/]+"
+
+
+register_url_convertor("doc_id", DocIdConvertor())
 router = APIRouter()
 DEFAULT_TENANT = "default"  # the tenant of a document that names none (DocumentBody.tenant)
 MAX_RESULT_WINDOW = 10_000
-DocId = Annotated[str, Path(min_length=1, max_length=256)]
+DocId = Annotated[str, Path(min_length=1, max_length=256, json_schema_extra={"not": {"const": "delete"}})]
 IndexParam = Annotated[str | None, Query(pattern=INDEX_NAME, description="Alias (default: settings).")]
 TenantParam = Annotated[str | None, Query(min_length=1, max_length=128, description=(
     "The document's tenant: a key spanning every tenant may name one (default: 'default'); a tenant-bound key "
@@ -51,7 +61,7 @@ def _response(index: str, report: DeleteReport) -> DeleteResponseBody:
                               documents=[{"tenant": tenant, "doc_id": doc_id} for tenant, doc_id in report.documents])
 
 
-@router.get("/v1/documents/{doc_id}", response_model=DocumentInfoBody, responses=RESPONSES)
+@router.get("/v1/documents/{doc_id:doc_id}", response_model=DocumentInfoBody, responses=RESPONSES)
 async def document(doc_id: DocId, resources: ResourcesDep, principal: IngestPrincipal, index: IndexParam = None,
                    tenant: TenantParam = None) -> DocumentInfoBody:
     """One document as indexed: its chunk count, content hash and when it was indexed (404 when absent)."""
@@ -64,7 +74,7 @@ async def document(doc_id: DocId, resources: ResourcesDep, principal: IngestPrin
                             source=info.source, tags=list(info.tags))
 
 
-@router.delete("/v1/documents/{doc_id}", response_model=DeleteResponseBody, responses=RESPONSES)
+@router.delete("/v1/documents/{doc_id:doc_id}", response_model=DeleteResponseBody, responses=RESPONSES)
 async def delete_document(doc_id: DocId, resources: ResourcesDep, principal: IngestPrincipal,
                           index: IndexParam = None, tenant: TenantParam = None) -> DeleteResponseBody:
     """Delete a document: its chunks now, and any ingest of it still queued or running (a later ingest brings it

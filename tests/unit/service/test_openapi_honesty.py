@@ -200,3 +200,12 @@ def test_rfc3339_timestamps_and_whole_numbers_for_floats_are_accepted():
     body = SearchBody(query="q", alpha=1, filters={"indexed_after": "2026-01-31T12:00:00.5+01:00"})  # type: ignore[arg-type]
     assert body.alpha == 1.0 and body.filters.indexed_after is not None
     assert body.filters.indexed_after.utcoffset() is not None
+
+
+def test_the_delete_by_filter_path_is_never_taken_for_a_document_id(spec):
+    client = TestClient(create_app(_settings()))
+    for method in ("GET", "DELETE"):
+        response = client.request(method, "/v1/documents/delete")
+        assert response.status_code == 405 and response.headers["allow"] == "POST", method
+    parameter = spec["paths"]["/v1/documents/{doc_id}"]["get"]["parameters"][0]
+    assert parameter["name"] == "doc_id" and parameter["schema"]["not"] == {"const": "delete"}
