@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -32,9 +33,18 @@ class Retriever(Protocol):
 
 
 def ranked_list_from_response(leg: Leg, response: Any, *, started: float) -> RankedList:
-    """Convert an Elasticsearch search response into a RankedList with explicit 1-based ranks."""
+    """Convert an Elasticsearch search response into a RankedList with explicit 1-based ranks; a hit's source is its
+    _source if the search returned one, else its doc-value fields (one value each)."""
     hits = tuple(
-        RankedHit(chunk_id=hit["_id"], rank=rank, score=float(hit["_score"] or 0.0), source=hit.get("_source", {}))
+        RankedHit(chunk_id=hit["_id"], rank=rank, score=float(hit["_score"] or 0.0), source=hit_fields(hit))
         for rank, hit in enumerate(response["hits"]["hits"], start=1)
     )
     return RankedList(leg=leg, hits=hits, took_ms=(time.perf_counter() - started) * 1000)
+
+
+def hit_fields(hit: Mapping[str, Any]) -> dict[str, Any]:
+    """A hit's stored fields: its _source, or its single-valued doc-value fields when it came back lean."""
+    source = hit.get("_source")
+    if source is not None:
+        return dict(source)
+    return {name: values[0] for name, values in hit.get("fields", {}).items() if values}

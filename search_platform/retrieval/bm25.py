@@ -9,7 +9,7 @@ from elasticsearch import AsyncElasticsearch
 from search_platform.backends.elasticsearch.errors import async_translated_errors
 from search_platform.backends.elasticsearch.filters import filter_clauses
 from search_platform.backends.elasticsearch.mappings import RecordKind
-from search_platform.backends.elasticsearch.queries import bm25_body
+from search_platform.backends.elasticsearch.queries import bm25_body, grouping_fields
 from search_platform.config import RetrievalSettings
 from search_platform.domain.models import GroupBy, Leg, RankedList
 from search_platform.retrieval.base import LegRequest, ranked_list_from_response
@@ -37,6 +37,7 @@ class BM25Retriever:
             candidate_k=request.candidate_k,
             filters=filter_clauses(request.filters),
             tech_boost=self._settings.tech_boost if request.tech_boost is None else request.tech_boost,
+            doc_values=grouping_fields(request.unit),
         )
         started = time.perf_counter()
         async with async_translated_errors():

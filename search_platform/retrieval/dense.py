@@ -8,7 +8,7 @@ from elasticsearch import AsyncElasticsearch
 
 from search_platform.backends.elasticsearch.errors import async_translated_errors
 from search_platform.backends.elasticsearch.filters import filter_clauses
-from search_platform.backends.elasticsearch.queries import knn_body, num_candidates_for
+from search_platform.backends.elasticsearch.queries import grouping_fields, knn_body, num_candidates_for
 from search_platform.config import RetrievalSettings
 from search_platform.domain.models import Leg, RankedList
 from search_platform.retrieval.base import LegRequest, ranked_list_from_response
@@ -38,6 +38,7 @@ class DenseRetriever:
                 minimum=self._settings.min_num_candidates,
             ),
             filters=filter_clauses(request.filters),
+            doc_values=grouping_fields(request.unit),
         )
         async with async_translated_errors():
             response = await self._client.search(index=request.index, body=body)

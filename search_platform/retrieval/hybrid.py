@@ -17,7 +17,6 @@ from search_platform.domain.models import (
     RankedList,
     SearchMode,
     SearchResult,
-    SnippetSource,
 )
 from search_platform.retrieval.base import LegRequest, Retriever
 from search_platform.retrieval.fusion import (
@@ -28,12 +27,11 @@ from search_platform.retrieval.fusion import (
     FusionParams,
     Normalization,
 )
-from search_platform.retrieval.grouping import chunk_ref, documents_of, group_by_document
-from search_platform.retrieval.highlight import Highlighter
-from search_platform.retrieval.passages import Passage, PassageFinder
+from search_platform.retrieval.grouping import documents_of, group_by_document
+from search_platform.retrieval.page import RecordFetcher, hydrated, shown_id, with_passage, with_snippet
+from search_platform.retrieval.passages import PagePassages, Passage, PassageFinder
 from search_platform.retrieval.rerank import RerankOutcome, RerankStage
 from search_platform.retrieval.routing import Route
-from search_platform.retrieval.snippets import best_snippet
 
 MODE_LEGS: dict[SearchMode, tuple[Leg, ...]] = {
     SearchMode.BM25: (Leg.BM25,),
@@ -85,12 +83,12 @@ class HybridSearcher:
     """BM25, semantic or hybrid search over the given legs."""
 
     def __init__(self, retrievers: dict[Leg, Retriever], fusers: dict[str, FuseFn] | None = None, *,
-                 rerank_stage: RerankStage | None = None, highlighter: Highlighter | None = None,
+                 rerank_stage: RerankStage | None = None, record_fetcher: RecordFetcher | None = None,
                  passage_finder: PassageFinder | None = None, leg_timeout_s: float = 10.0) -> None:
         self._retrievers = retrievers
         self._passage_finder = passage_finder
         self._leg_timeout_s = leg_timeout_s
-        self._highlighter = highlighter
+        self._record_fetcher = record_fetcher
         self._fusers = fusers if fusers is not None else FUSERS
         self._rerank_stage = rerank_stage
 
@@ -106,30 +104,32 @@ class HybridSearcher:
 
     async def search(self, request: SearchRequest) -> SearchResult:
         """Run the mode's legs in parallel, fuse (hybrid) or pass through (single leg), rerank when asked, cut to
-        the window, group, page, and add passages and snippets to the page's hits.
+        the window, group, page, and add stored fields, passages and snippets to the page's hits.
 
-        Grouped by document, each leg's list is collapsed to documents before fusion (a document is fused once,
-        at its best chunk's rank in each leg), and the BM25 leg may score whole documents."""
+        The legs return ids, scores and grouping fields only; hits are built for the window alone and the page's
+        stored fields and highlights come in one request after paging. Grouped by document, each leg's list is
+        collapsed to documents before fusion (a document is fused once, at its best chunk's rank in each leg),
+        and the BM25 leg may score whole documents."""
         started = time.perf_counter()
         by_document = request.group_by is GroupBy.DOCUMENT
         leg_request = LegRequest(text=request.query, index=request.index, candidate_k=request.candidate_k,
                                  filters=request.filters, tech_boost=request.tech_boost, unit=request.group_by)
         lists, degraded_reason = await self._run_legs(MODE_LEGS[request.mode], leg_request)
         fusion_lists = [documents_of(ranked) for ranked in lists] if by_document else lists
+        limit = self._fusion_limit(request)
         if request.mode is SearchMode.HYBRID:
-            fused = self._fusers[request.fusion](fusion_lists, request.fusion_params())
+            fused = self._fusers[request.fusion](fusion_lists, request.fusion_params(), limit=limit)
         else:
-            fused = single_leg_hits(fusion_lists[0])
-        reranked = await self._reranked(request, fused)
+            fused = single_leg_hits(fusion_lists[0], limit=limit)
+        reranked, fetched = await self._reranked(request, fused)
         if by_document:
             in_window = list(reranked.hits[: request.fusion_window])
             page = await self._with_passages(request, page_hits(in_window, page=request.page,
                                                                  page_size=request.top_k))
         else:
             in_window = window_hits(reranked.hits, window=request.fusion_window, group_by=request.group_by)
-            page = page_hits(in_window, page=request.page, page_size=request.top_k)
-            if request.highlight:
-                page = await self._highlighted(request, page)
+            page = await self._stored(request, page_hits(in_window, page=request.page, page_size=request.top_k),
+                                      fetched=fetched)
         return SearchResult(
             mode=request.mode,
             hits=tuple(page),
@@ -142,15 +142,45 @@ class HybridSearcher:
             leg_hit_ids={ranked.leg: tuple(hit.chunk_id for hit in ranked.hits) for ranked in lists},
         )
 
+    def _fusion_limit(self, request: SearchRequest) -> int:
+        """How many fused hits to build: the window, or the rerank stage's top_n when it reaches further."""
+        if request.rerank and self._rerank_stage is not None:
+            return max(request.fusion_window, self._rerank_stage.top_n)
+        return request.fusion_window
+
     async def _with_passages(self, request: SearchRequest, page: list[FusedHit]) -> list[FusedHit]:
         """Document hits as their passage: the best lexically matching chunk of the document (with highlights),
-        else the best chunk a leg found (with a client-side snippet)."""
-        found: Mapping[str, Passage] = {}
+        else the best chunk a leg found (with a client-side snippet); one request for the page."""
+        found = PagePassages()
         if self._passage_finder is not None and page:
             doc_ids = list(dict.fromkeys(str(hit.source.get("doc_id", "")) for hit in page))
             found = await self._passage_finder.passages(request.query, index=request.index, doc_ids=doc_ids,
+                                                        shown_ids=[shown_id(hit) for hit in page],
                                                         filters=request.filters)
-        return [with_passage(hit, found.get(str(hit.source.get("doc_id", ""))), request.query) for hit in page]
+            unmatched = [shown_id(hit) for hit in page if str(hit.source.get("doc_id", "")) not in found.matched]
+            missing = [chunk_id for chunk_id in unmatched if chunk_id not in found.shown]
+            if missing and self._record_fetcher is not None:  # collapsed away: another page hit shares its doc_id
+                found.shown.update(await self._record_fetcher.records(request.query, index=request.index,
+                                                                      chunk_ids=missing, highlight=False))
+        return [with_passage(hit, found.matched.get(str(hit.source.get("doc_id", "")),
+                                                    found.shown.get(shown_id(hit))), request.query) for hit in page]
+
+    async def _stored(self, request: SearchRequest, page: list[FusedHit], *,
+                      fetched: frozenset[str]) -> list[FusedHit]:
+        """The page's hits with their stored fields and, when asked, Elasticsearch highlights where the text
+        matches (else a client-side snippet), in one request; none when every hit was fetched already and no
+        highlight is asked."""
+        found: Mapping[str, Passage] = {}
+        needed = request.highlight or any(hit.chunk_id not in fetched for hit in page)
+        if self._record_fetcher is not None and page and needed:
+            found = await self._record_fetcher.records(request.query, index=request.index,
+                                                       chunk_ids=[hit.chunk_id for hit in page],
+                                                       highlight=request.highlight)
+        stored = [hydrated(hit, found.get(hit.chunk_id)) for hit in page]
+        if not request.highlight:
+            return stored
+        return [with_snippet(replace(hit, highlights=tuple(found[hit.chunk_id].highlights)
+                                     if hit.chunk_id in found else ()), request.query) for hit in stored]
 
     async def _run_legs(self, legs: Sequence[Leg], request: LegRequest) -> tuple[list[RankedList], str | None]:
         """Run legs concurrently, each within the leg timeout; if some fail with a backend error but one answers,
@@ -171,21 +201,22 @@ class HybridSearcher:
         except TimeoutError as error:
             raise BackendUnavailableError(f"timed out after {self._leg_timeout_s:g} s") from error
 
-    async def _highlighted(self, request: SearchRequest, page: list[FusedHit]) -> list[FusedHit]:
-        """The page's hits with Elasticsearch highlights where the text matches, else a client-side snippet."""
-        found: Mapping[str, tuple[str, ...]] = {}
-        if self._highlighter is not None and page:
-            found = await self._highlighter.highlight(request.query, index=request.index,
-                                                      chunk_ids=[hit.chunk_id for hit in page])
-        return [with_snippet(replace(hit, highlights=found.get(hit.chunk_id, ())), request.query) for hit in page]
-
-    async def _reranked(self, request: SearchRequest, fused: Sequence[FusedHit]) -> RerankOutcome:
-        """The fused hits, their top_n rescored by the rerank stage when the request asks for it."""
+    async def _reranked(self, request: SearchRequest,
+                        fused: Sequence[FusedHit]) -> tuple[RerankOutcome, frozenset[str]]:
+        """The fused hits, their top_n rescored by the rerank stage when the request asks for it (their stored
+        fields fetched first: the reranker reads the text), and the ids of the hits whose fields were fetched."""
         if not request.rerank:
-            return RerankOutcome(hits=list(fused), reranked=False)
+            return RerankOutcome(hits=list(fused), reranked=False), frozenset()
         if self._rerank_stage is None:
-            return RerankOutcome(hits=list(fused), reranked=False, reason="no reranker configured")
-        return await self._rerank_stage.apply(request.query, fused)
+            return RerankOutcome(hits=list(fused), reranked=False, reason="no reranker configured"), frozenset()
+        head = list(fused[: self._rerank_stage.top_n])
+        found: Mapping[str, Passage] = {}
+        if self._record_fetcher is not None and head:
+            found = await self._record_fetcher.records(request.query, index=request.index,
+                                                       chunk_ids=[shown_id(hit) for hit in head], highlight=False)
+        stored = [hydrated(hit, found.get(shown_id(hit))) for hit in head] + list(fused[len(head):])
+        fetched = frozenset(hit.chunk_id for hit in head if shown_id(hit) in found)
+        return await self._rerank_stage.apply(request.query, stored), fetched
 
 
 def window_hits(fused: Sequence[FusedHit], *, window: int, group_by: GroupBy) -> list[FusedHit]:
@@ -200,28 +231,8 @@ def page_hits(hits: Sequence[FusedHit], *, page: int, page_size: int) -> list[Fu
     return list(hits[start : start + page_size])
 
 
-def with_snippet(hit: FusedHit, query: str) -> FusedHit:
-    """The hit with highlights: Elasticsearch's when the page request found some, else a client-side snippet."""
-    if hit.highlights:
-        return replace(hit, snippet_source=SnippetSource.BM25)
-    snippet = best_snippet(str(hit.source.get("text", "")), query)
-    return replace(hit, highlights=(snippet,) if snippet else (), snippet_source=SnippetSource.DENSE)
-
-
-def with_passage(hit: FusedHit, passage: Passage | None, query: str) -> FusedHit:
-    """A document hit shown as its passage (when one matched) or as the best chunk a leg found; its `chunks` name
-    the chunk shown."""
-    if passage is not None:
-        shown = replace(hit, chunk_id=passage.chunk_id, source=dict(passage.source), highlights=passage.highlights)
-    else:
-        source = {key: value for key, value in hit.source.items() if key != "chunk_id"}
-        shown = replace(hit, chunk_id=str(hit.source.get("chunk_id", hit.chunk_id)), source=source)
-    shown = with_snippet(shown, query)
-    return replace(shown, chunks=(chunk_ref(shown),))
-
-
-def single_leg_hits(ranked: RankedList) -> list[FusedHit]:
-    """A single leg's list in the fused shape: its raw score is the score."""
+def single_leg_hits(ranked: RankedList, *, limit: int | None = None) -> list[FusedHit]:
+    """A single leg's first `limit` hits (all when None) in the fused shape: its raw score is the score."""
     return [
         FusedHit(
             chunk_id=hit.chunk_id,
@@ -231,5 +242,5 @@ def single_leg_hits(ranked: RankedList) -> list[FusedHit]:
             source=hit.source,
             contributions={ranked.leg: hit.score},
         )
-        for hit in ranked.hits
+        for hit in ranked.hits[:limit]
     ]

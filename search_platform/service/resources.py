@@ -20,8 +20,8 @@ from search_platform.embeddings.factory import build_embedder
 from search_platform.ingestion.jobs import JobStore
 from search_platform.retrieval.bm25 import BM25Retriever
 from search_platform.retrieval.dense import DenseRetriever
-from search_platform.retrieval.highlight import ElasticsearchHighlighter
 from search_platform.retrieval.hybrid import HybridSearcher
+from search_platform.retrieval.page import ElasticsearchRecordFetcher
 from search_platform.retrieval.passages import ElasticsearchPassageFinder
 from search_platform.retrieval.query_cache import RedisQueryCache, model_fingerprint
 from search_platform.retrieval.query_encoder import QueryEncoder
@@ -60,7 +60,7 @@ def build_search_service(settings: Settings, es: AsyncElasticsearch, embedder: E
             Leg.DENSE: DenseRetriever(es, encoder, settings.retrieval),
         },
         rerank_stage=build_rerank_stage(settings.rerank),
-        highlighter=ElasticsearchHighlighter(es),
+        record_fetcher=ElasticsearchRecordFetcher(es),
         passage_finder=ElasticsearchPassageFinder(es),
         leg_timeout_s=settings.retrieval.leg_timeout_s,
     )

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from search_platform.backends.elasticsearch.mappings import RecordKind
+from search_platform.domain.models import GroupBy
 
 SOURCE_FIELDS: tuple[str, ...] = (
     "doc_id",
@@ -19,6 +20,9 @@ SOURCE_FIELDS: tuple[str, ...] = (
     "tenant",
     "indexed_at",
 )
+
+GROUPING_FIELDS: tuple[str, ...] = ("kind", "doc_id", "tenant")  # what per-document grouping reads of a candidate
+PASSAGE_QUERY = "passage"  # the name of the passage clause: a page hit that matched it is a passage, else a fallback
 
 HIGHLIGHT_FRAGMENT_CHARS = 150
 HIGHLIGHT_FRAGMENTS = 3
@@ -38,16 +42,18 @@ def bm25_body(
     candidate_k: int,
     filters: list[dict[str, Any]],
     tech_boost: float,
+    doc_values: Sequence[str] = (),
 ) -> dict[str, Any]:
     """BM25 over the records of one kind: a match clause per field with its boost (scores add up), plus the
-    technical-terms field when the query has technical terms and tech_boost > 0 (0 turns the field off)."""
+    technical-terms field when the query has technical terms and tech_boost > 0 (0 turns the field off).
+    Candidates come back lean: id, score and the doc_values fields, no _source."""
     should: list[dict[str, Any]] = [_match(field, query, boost) for field, boost in fields.items() if boost > 0]
     if tech_query and tech_boost > 0:
         should.append({"match": {"tech": {"query": tech_query, "boost": tech_boost}}})
     return {
         "size": candidate_k,
         "track_total_hits": False,
-        "_source": list(SOURCE_FIELDS),
+        **lean(doc_values),
         "query": {
             "bool": {
                 "should": should,
@@ -65,16 +71,41 @@ def _match(field: str, query: str, boost: float) -> dict[str, Any]:
     return {"match": {field: clause}}
 
 
-def passages_body(query: str, *, doc_ids: list[str], filters: list[dict[str, Any]]) -> dict[str, Any]:
-    """For a page of documents: each document's best-matching chunk (collapsed on doc_id) with highlights."""
+def lean(doc_values: Sequence[str]) -> dict[str, Any]:
+    """Body entries for candidates without stored documents: no _source, the named keyword fields from doc values
+    (read per hit without loading and parsing its _source)."""
+    entries: dict[str, Any] = {"_source": False}
+    if doc_values:
+        entries["docvalue_fields"] = list(doc_values)
+    return entries
+
+
+def grouping_fields(unit: GroupBy) -> tuple[str, ...]:
+    """What a leg returns of each candidate besides id and score: nothing for chunk results (fusion reads only
+    ids, ranks and scores), the record fields per-document grouping keys on for document results."""
+    return GROUPING_FIELDS if unit is GroupBy.DOCUMENT else ()
+
+
+def passages_body(query: str, *, doc_ids: list[str], shown_ids: list[str],
+                  filters: list[dict[str, Any]]) -> dict[str, Any]:
+    """For a page of documents, in one search: each document's best-matching chunk (collapsed on doc_id) with
+    highlights, named PASSAGE_QUERY; a document with no matching chunk comes back as its record in shown_ids (the
+    record its hit would show), matched by an ids clause that adds nothing to any score."""
+    passage = {
+        "bool": {
+            "filter": [{"term": {"kind": RecordKind.CHUNK.value}}, {"terms": {"doc_id": doc_ids}}],
+            "must": [{"match": {"text": {"query": query}}}],
+            "_name": PASSAGE_QUERY,
+        }
+    }
     return {
         "size": len(doc_ids),
         "track_total_hits": False,
         "_source": list(SOURCE_FIELDS),
         "query": {
             "bool": {
-                "filter": [{"term": {"kind": RecordKind.CHUNK.value}}, {"terms": {"doc_id": doc_ids}}, *filters],
-                "should": [{"match": {"text": {"query": query}}}],
+                "filter": filters,
+                "should": [passage, {"ids": {"values": shown_ids, "boost": 0.0}}],
                 "minimum_should_match": 1,
             }
         },
@@ -83,12 +114,16 @@ def passages_body(query: str, *, doc_ids: list[str], filters: list[dict[str, Any
     }
 
 
-def highlight_body(query: str, *, chunk_ids: list[str]) -> dict[str, Any]:
-    """Highlights for just these chunks (a page), not for every BM25 candidate: up to 3 fragments of ~150
-    characters of text, matches in <em>."""
+def page_body(query: str, *, chunk_ids: list[str], highlight: bool) -> dict[str, Any]:
+    """Stored fields of just these chunks (a page, not every candidate) and, when asked, highlights: up to 3
+    fragments of ~150 characters of text, matches in <em>."""
+    if not highlight:
+        return {"size": len(chunk_ids), "track_total_hits": False, "_source": list(SOURCE_FIELDS),
+                "query": {"ids": {"values": chunk_ids}}}
     return {
         "size": len(chunk_ids),
-        "_source": False,
+        "track_total_hits": False,
+        "_source": list(SOURCE_FIELDS),
         "query": {
             "bool": {
                 "filter": [{"ids": {"values": chunk_ids}}],
@@ -110,8 +145,10 @@ def knn_body(
     candidate_k: int,
     num_candidates: int,
     filters: list[dict[str, Any]],
+    doc_values: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Approximate kNN on the embedding field with the filters applied inside the search (pre-filter)."""
+    """Approximate kNN on the embedding field with the filters applied inside the search (pre-filter); candidates
+    come back lean: id, score and the doc_values fields, no _source."""
     knn: dict[str, Any] = {
         "field": "embedding",
         "query_vector": vector,
@@ -120,4 +157,4 @@ def knn_body(
     }
     if filters:
         knn["filter"] = filters
-    return {"size": candidate_k, "_source": list(SOURCE_FIELDS), "knn": knn}
+    return {"size": candidate_k, **lean(doc_values), "knn": knn}

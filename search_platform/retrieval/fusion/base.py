@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
-from search_platform.domain.models import FusedHit, Leg, LegScore, RankedList
+from search_platform.domain.models import FusedHit, Leg, LegScore, RankedHit, RankedList
 from search_platform.retrieval.fusion.normalize import Normalization, Normalizer
 
 DEFAULT_WEIGHT = 1.0
@@ -29,46 +29,72 @@ class FusionParams:
 
 
 class FuseFn(Protocol):
-    """Fuse ranked lists into one list ranked from 1, best first."""
+    """Fuse ranked lists into one list ranked from 1, best first: every candidate is ranked, but hits are built
+    for the first `limit` only (all when None), so a page window does not pay for every candidate's hit."""
 
-    def __call__(self, lists: Sequence[RankedList], params: FusionParams) -> list[FusedHit]: ...
+    def __call__(self, lists: Sequence[RankedList], params: FusionParams, *,
+                 limit: int | None = None) -> list[FusedHit]: ...
 
 
-class Collected(NamedTuple):
-    """Per chunk, from every leg that found it: rank and raw score, and stored fields."""
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """Every chunk some leg found, in first-seen order: each finding leg's hit, and the chunk's best rank."""
 
-    legs: dict[str, dict[Leg, LegScore]]
-    sources: dict[str, dict[str, Any]]
+    hits: dict[str, dict[Leg, RankedHit]]
+    best_rank: dict[str, int]
 
 
 Parts = Mapping[str, Mapping[Leg, float]]
+PartsOf = Callable[[str], dict[Leg, float]]
 
 
-def rank_fused(contributions: Parts, collected: Collected, normalized: Parts | None = None) -> list[FusedHit]:
-    """Score each chunk as the sum of its legs' contributions and order by it; ties go to the better best-leg
-    rank, then to the chunk id (stable across runs)."""
-    scores = {chunk_id: sum(parts.values()) for chunk_id, parts in contributions.items()}
-    legs = collected.legs
-    order = sorted(
-        scores,
-        key=lambda chunk_id: (-scores[chunk_id], min(s.rank for s in legs[chunk_id].values()), chunk_id),
-    )
+def collect_legs(lists: Sequence[RankedList]) -> Candidates:
+    """Per chunk: the hit of each leg that found it (rank, raw score, stored fields) and its best rank."""
+    hits: dict[str, dict[Leg, RankedHit]] = {}
+    best_rank: dict[str, int] = {}
+    for ranked in lists:
+        leg = ranked.leg
+        for hit in ranked.hits:
+            chunk_id = hit.chunk_id
+            per_leg = hits.get(chunk_id)
+            if per_leg is None:
+                hits[chunk_id] = {leg: hit}
+                best_rank[chunk_id] = hit.rank
+            else:
+                per_leg[leg] = hit
+                best_rank[chunk_id] = min(best_rank[chunk_id], hit.rank)
+    return Candidates(hits, best_rank)
+
+
+def rank_fused(scores: Mapping[str, float], candidates: Candidates, *, limit: int | None, contributions: PartsOf,
+               normalized: PartsOf | None = None) -> list[FusedHit]:
+    """Order every chunk by score; ties go to the better best-leg rank, then to the chunk id (stable across runs).
+    Hits (legs, stored fields of the first leg that found it, each leg's contribution) are built for the first
+    `limit` only."""
+    best_rank = candidates.best_rank
+    order = sorted((-score, best_rank[chunk_id], chunk_id) for chunk_id, score in scores.items())
     return [
-        FusedHit(chunk_id=chunk_id, rank=position, score=scores[chunk_id], legs=legs[chunk_id],
-                 source=collected.sources[chunk_id], contributions=dict(contributions[chunk_id]),
-                 normalized=dict((normalized or {}).get(chunk_id, {})))
-        for position, chunk_id in enumerate(order, start=1)
+        fused_hit(chunk_id, position, -negative, candidates.hits[chunk_id], contributions(chunk_id),
+                  normalized(chunk_id) if normalized is not None else {})
+        for position, (negative, _, chunk_id) in enumerate(order[:limit], start=1)
     ]
 
 
-def collect_legs(lists: Sequence[RankedList]) -> Collected:
-    """Per chunk: its rank and raw score in each leg that found it, and its stored fields."""
-    collected = Collected({}, {})
-    for ranked in lists:
-        for hit in ranked.hits:
-            collected.legs.setdefault(hit.chunk_id, {})[ranked.leg] = LegScore(rank=hit.rank, score=hit.score)
-            collected.sources.setdefault(hit.chunk_id, hit.source)
-    return collected
+def fused_hit(chunk_id: str, rank: int, score: float, found: dict[Leg, RankedHit], contributions: dict[Leg, float],
+              normalized: dict[Leg, float]) -> FusedHit:
+    """One fused hit: where each leg had it, the first finding leg's stored fields, the parts of its score."""
+    return FusedHit(chunk_id=chunk_id, rank=rank, score=score,
+                    legs={leg: LegScore(rank=hit.rank, score=hit.score) for leg, hit in found.items()},
+                    source=next(iter(found.values())).source, contributions=contributions, normalized=normalized)
+
+
+def rank_by_parts(lists: Sequence[RankedList], parts: tuple[Parts, Parts], *, limit: int | None) -> list[FusedHit]:
+    """Rank by the sum of each chunk's contributions (parts[0]), keeping its normalised scores (parts[1])."""
+    contributions, normalized = parts
+    scores = {chunk_id: sum(per_leg.values()) for chunk_id, per_leg in contributions.items()}
+    return rank_fused(scores, collect_legs(lists), limit=limit,
+                      contributions=lambda chunk_id: dict(contributions[chunk_id]),
+                      normalized=lambda chunk_id: dict(normalized.get(chunk_id, {})))
 
 
 def normalized_parts(

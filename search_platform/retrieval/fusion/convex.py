@@ -5,15 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from search_platform.domain.models import FusedHit, Leg, RankedList
-from search_platform.retrieval.fusion.base import FusionParams, collect_legs, normalized_parts, rank_fused
+from search_platform.retrieval.fusion.base import FusionParams, normalized_parts, rank_by_parts
 from search_platform.retrieval.fusion.normalize import NORMALIZERS
 
 READS = ("alpha", "normalization")
 
 
-def fuse_convex(lists: Sequence[RankedList], params: FusionParams) -> list[FusedHit]:
+def fuse_convex(lists: Sequence[RankedList], params: FusionParams, *, limit: int | None = None) -> list[FusedHit]:
     """Blend normalised leg scores by alpha (dense) and 1 - alpha (bm25). Reads alpha and normalization only."""
     coefficients = {Leg.DENSE: params.alpha, Leg.BM25: 1.0 - params.alpha}
-    contributions, normalized = normalized_parts(lists, NORMALIZERS[params.normalization],
-                                                 lambda leg: coefficients[leg])
-    return rank_fused(contributions, collect_legs(lists), normalized)
+    parts = normalized_parts(lists, NORMALIZERS[params.normalization], lambda leg: coefficients[leg])
+    return rank_by_parts(lists, parts, limit=limit)

@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from search_platform.domain.models import FusedHit, RankedList
-from search_platform.retrieval.fusion.base import FusionParams, collect_legs, normalized_parts, rank_fused
+from search_platform.retrieval.fusion.base import FusionParams, normalized_parts, rank_by_parts
 from search_platform.retrieval.fusion.normalize import three_sigma
 
 READS = ("weights",)
 
 
-def fuse_dbsf(lists: Sequence[RankedList], params: FusionParams) -> list[FusedHit]:
+def fuse_dbsf(lists: Sequence[RankedList], params: FusionParams, *, limit: int | None = None) -> list[FusedHit]:
     """Sum over legs of w_leg * three_sigma(score); absent hits get 0 from a leg. Reads weights only."""
-    contributions, normalized = normalized_parts(lists, three_sigma, params.weight)
-    return rank_fused(contributions, collect_legs(lists), normalized)
+    return rank_by_parts(lists, normalized_parts(lists, three_sigma, params.weight), limit=limit)

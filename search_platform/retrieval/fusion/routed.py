@@ -15,6 +15,6 @@ from search_platform.retrieval.fusion.weighted_rrf import fuse_weighted_rrf
 READS = ("rrf_k", "weights")
 
 
-def fuse_routed(lists: Sequence[RankedList], params: FusionParams) -> list[FusedHit]:
+def fuse_routed(lists: Sequence[RankedList], params: FusionParams, *, limit: int | None = None) -> list[FusedHit]:
     """Weighted RRF with the route's weights (already in params). Reads rrf_k and weights."""
-    return fuse_weighted_rrf(lists, params)
+    return fuse_weighted_rrf(lists, params, limit=limit)

@@ -12,6 +12,6 @@ from search_platform.retrieval.fusion.weighted_rrf import fuse_weighted_rrf
 READS = ("rrf_k",)
 
 
-def fuse_rrf(lists: Sequence[RankedList], params: FusionParams) -> list[FusedHit]:
+def fuse_rrf(lists: Sequence[RankedList], params: FusionParams, *, limit: int | None = None) -> list[FusedHit]:
     """Plain RRF with 1-based ranks: weighted RRF with every weight 1. Reads rrf_k only; ignores weights."""
-    return fuse_weighted_rrf(lists, replace(params, weights={}))
+    return fuse_weighted_rrf(lists, replace(params, weights={}), limit=limit)

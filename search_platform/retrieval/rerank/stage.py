@@ -35,6 +35,11 @@ class RerankStage:
         # One thread: a queued call whose request timed out is cancelled before it starts, not run for nothing.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rerank")
 
+    @property
+    def top_n(self) -> int:
+        """How many of the fused hits the stage rescores."""
+        return self._top_n
+
     async def apply(self, query: str, hits: Sequence[FusedHit]) -> RerankOutcome:
         """The hits reordered by the reranker, or unchanged (with the reason) if it overran the budget or failed."""
         texts = [rerank_text(hit) for hit in hits[: self._top_n]]

@@ -5,12 +5,13 @@ from search_platform.backends.elasticsearch.mappings import RecordKind
 from search_platform.backends.elasticsearch.queries import (
     SOURCE_FIELDS,
     bm25_body,
-    highlight_body,
+    grouping_fields,
     knn_body,
     num_candidates_for,
+    page_body,
     passages_body,
 )
-from search_platform.domain.models import Filters
+from search_platform.domain.models import Filters, GroupBy
 
 CHUNK_FIELDS = {"text": 1.0, "title": 0.5}
 
@@ -23,7 +24,7 @@ def test_bm25_body_with_technical_terms():
     assert body == {
         "size": 50,
         "track_total_hits": False,
-        "_source": list(SOURCE_FIELDS),
+        "_source": False,
         "query": {
             "bool": {
                 "should": [
@@ -40,7 +41,8 @@ def test_bm25_body_with_technical_terms():
 
 def test_bm25_body_over_whole_documents_skips_zero_boosts():
     body = bm25_body("rotate logs", fields={"body": 1.0, "body.exact": 0.0, "title": 2.0}, kind=RecordKind.DOCUMENT,
-                     tech_query="", candidate_k=20, filters=[], tech_boost=1.0)
+                     tech_query="", candidate_k=20, filters=[], tech_boost=1.0, doc_values=("kind", "doc_id"))
+    assert (body["_source"], body["docvalue_fields"]) == (False, ["kind", "doc_id"])
     assert body["query"]["bool"] == {
         "should": [
             {"match": {"body": {"query": "rotate logs"}}},
@@ -51,44 +53,64 @@ def test_bm25_body_over_whole_documents_skips_zero_boosts():
     }
 
 
-def test_passages_body_collapses_the_page_documents_to_their_best_chunk():
-    assert passages_body("rotate logs", doc_ids=["a", "b"], filters=[{"terms": {"tenant": ["t"]}}]) == {
+HIGHLIGHT = {
+    "pre_tags": ["<em>"],
+    "post_tags": ["</em>"],
+    "fields": {"text": {"fragment_size": 150, "number_of_fragments": 3}},
+}
+
+
+def test_passages_body_collapses_the_page_documents_to_their_best_chunk_or_the_record_shown():
+    body = passages_body("rotate logs", doc_ids=["a", "b"], shown_ids=["a#2", "rec-b"],
+                         filters=[{"terms": {"tenant": ["t"]}}])
+    assert body == {
         "size": 2,
         "track_total_hits": False,
         "_source": list(SOURCE_FIELDS),
         "query": {
             "bool": {
-                "filter": [{"term": {"kind": "chunk"}}, {"terms": {"doc_id": ["a", "b"]}},
-                           {"terms": {"tenant": ["t"]}}],
-                "should": [{"match": {"text": {"query": "rotate logs"}}}],
+                "filter": [{"terms": {"tenant": ["t"]}}],
+                "should": [
+                    {"bool": {"filter": [{"term": {"kind": "chunk"}}, {"terms": {"doc_id": ["a", "b"]}}],
+                              "must": [{"match": {"text": {"query": "rotate logs"}}}],
+                              "_name": "passage"}},
+                    {"ids": {"values": ["a#2", "rec-b"], "boost": 0.0}},
+                ],
                 "minimum_should_match": 1,
             }
         },
         "collapse": {"field": "doc_id"},
-        "highlight": {
-            "pre_tags": ["<em>"],
-            "post_tags": ["</em>"],
-            "fields": {"text": {"fragment_size": 150, "number_of_fragments": 3}},
-        },
+        "highlight": HIGHLIGHT,
     }
 
 
-def test_highlight_body_asks_for_fragments_of_just_the_page():
-    assert highlight_body("join paths", chunk_ids=["c1", "c2"]) == {
+def test_page_body_fetches_stored_fields_and_fragments_of_just_the_page():
+    assert page_body("join paths", chunk_ids=["c1", "c2"], highlight=True) == {
         "size": 2,
-        "_source": False,
+        "track_total_hits": False,
+        "_source": list(SOURCE_FIELDS),
         "query": {
             "bool": {
                 "filter": [{"ids": {"values": ["c1", "c2"]}}],
                 "should": [{"match": {"text": {"query": "join paths"}}}],
             }
         },
-        "highlight": {
-            "pre_tags": ["<em>"],
-            "post_tags": ["</em>"],
-            "fields": {"text": {"fragment_size": 150, "number_of_fragments": 3}},
-        },
+        "highlight": HIGHLIGHT,
     }
+
+
+def test_page_body_without_highlight_is_a_plain_ids_fetch():
+    assert page_body("join paths", chunk_ids=["c1"], highlight=False) == {
+        "size": 1,
+        "track_total_hits": False,
+        "_source": list(SOURCE_FIELDS),
+        "query": {"ids": {"values": ["c1"]}},
+    }
+
+
+def test_candidates_carry_grouping_fields_only_for_document_results():
+    assert grouping_fields(GroupBy.CHUNK) == ()
+    assert grouping_fields(GroupBy.DOCUMENT) == ("kind", "doc_id", "tenant")
 
 
 def test_bm25_body_never_highlights_all_candidates():
@@ -110,7 +132,7 @@ def test_knn_body_prefilters_inside_knn():
     body = knn_body([0.1, 0.2], candidate_k=20, num_candidates=100, filters=[{"terms": {"lang": ["en"]}}])
     assert body == {
         "size": 20,
-        "_source": list(SOURCE_FIELDS),
+        "_source": False,
         "knn": {
             "field": "embedding",
             "query_vector": [0.1, 0.2],
@@ -123,6 +145,16 @@ def test_knn_body_prefilters_inside_knn():
 
 def test_knn_body_without_filters_has_no_filter_key():
     assert "filter" not in knn_body([1.0], candidate_k=5, num_candidates=100, filters=[])["knn"]
+
+
+def test_knn_body_for_document_results_returns_grouping_fields_from_doc_values():
+    body = knn_body([1.0], candidate_k=5, num_candidates=100, filters=[], doc_values=("kind", "doc_id", "tenant"))
+    assert body == {
+        "size": 5,
+        "_source": False,
+        "docvalue_fields": ["kind", "doc_id", "tenant"],
+        "knn": {"field": "embedding", "query_vector": [1.0], "k": 5, "num_candidates": 100},
+    }
 
 
 def test_num_candidates_floor_factor_and_cap():

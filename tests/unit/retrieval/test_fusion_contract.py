@@ -66,3 +66,8 @@ def test_deterministic_and_independent_of_list_order(fuse, params):
     first = fuse([BM25, DENSE], params)
     assert fuse([BM25, DENSE], params) == first
     assert fuse([DENSE, BM25], params) == first
+
+
+@pytest.mark.parametrize("limit", [0, 1, 3, 5, 50])
+def test_a_limit_builds_the_first_hits_of_the_same_order(fuse, params, limit):
+    assert fuse([BM25, DENSE], params, limit=limit) == fuse([BM25, DENSE], params)[:limit]

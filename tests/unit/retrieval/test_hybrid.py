@@ -8,6 +8,7 @@ from search_platform.domain.models import GroupBy, Leg, RankedHit, RankedList, S
 from search_platform.retrieval.base import LegRequest
 from search_platform.retrieval.fusion import FUSERS, FusionParams, Normalization
 from search_platform.retrieval.hybrid import HybridSearcher, SearchRequest
+from search_platform.retrieval.passages import PagePassages, Passage
 from tests.unit.retrieval.lists import scored
 
 
@@ -27,15 +28,16 @@ LEGS = {
 
 
 def request(**fusion) -> SearchRequest:
-    return SearchRequest(query="q", mode=SearchMode.HYBRID, index="i", top_k=10, candidate_k=10, rrf_k=7, **fusion)
+    return SearchRequest(query="q", index="i", top_k=10, candidate_k=10, rrf_k=7,
+                         **{"mode": SearchMode.HYBRID, **fusion})
 
 
 async def test_the_requested_fusion_gets_the_requested_params():
     seen: list[FusionParams] = []
 
-    def spy(lists, params):
+    def spy(lists, params, *, limit=None):
         seen.append(params)
-        return FUSERS["rrf"](lists, params)
+        return FUSERS["rrf"](lists, params, limit=limit)
 
     searcher = HybridSearcher(LEGS, fusers={"spy": spy})
     await searcher.search(request(fusion="spy", weights={Leg.DENSE: 2.0}, alpha=0.9,
@@ -76,26 +78,52 @@ async def test_single_leg_hits_contribute_their_raw_score():
     assert [h.contributions for h in result.hits] == [{Leg.BM25: 9.0}, {Leg.BM25: 8.0}, {Leg.BM25: 1.0}]
 
 
-async def test_only_the_page_is_highlighted_and_unmatched_hits_get_a_client_side_snippet():
-    asked: list[list[str]] = []
+class FakeRecords:
+    """A record fetcher over stored records, highlighting the ids in `highlights`; it records each request."""
 
-    class FakeHighlighter:
-        async def highlight(self, query, *, index, chunk_ids):
-            asked.append(chunk_ids)
-            return {"a": ("<em>q</em> a",)}
+    def __init__(self, stored, highlights=None):
+        self.stored = stored
+        self.highlights = highlights or {}
+        self.asked: list[tuple[list[str], bool]] = []
 
-    bm25 = RankedList(Leg.BM25, (RankedHit("a", 1, 2.0, {"text": "x"}), RankedHit("z", 2, 1.0, {"text": "z"})))
-    dense = RankedList(Leg.DENSE, (RankedHit("b", 1, 0.5, {"text": "No match. The q is here."}),))
+    async def records(self, query, *, index, chunk_ids, highlight):
+        self.asked.append((chunk_ids, highlight))
+        return {c: Passage(c, self.stored[c], self.highlights.get(c, ()) if highlight else ())
+                for c in chunk_ids if c in self.stored}
+
+
+async def test_the_page_alone_is_fetched_with_its_highlights_in_one_request():
+    records = FakeRecords({"a": {"doc_id": "a", "text": "x"}, "b": {"doc_id": "b", "text": "No match. The q is here."},
+                           "z": {"text": "z"}}, highlights={"a": ("<em>q</em> a",)})
+    bm25 = RankedList(Leg.BM25, (RankedHit("a", 1, 2.0), RankedHit("z", 2, 1.0)))
+    dense = RankedList(Leg.DENSE, (RankedHit("b", 1, 0.5),))
     legs = {Leg.BM25: FixedLeg(Leg.BM25, bm25), Leg.DENSE: FixedLeg(Leg.DENSE, dense)}
-    result = await HybridSearcher(legs, highlighter=FakeHighlighter()).search(paged(highlight=True))
-    assert asked == [["a", "b"]]
-    assert [(h.chunk_id, h.highlights, h.snippet_source) for h in result.hits] == [
-        ("a", ("<em>q</em> a",), SnippetSource.BM25), ("b", ("The <em>q</em> is here.",), SnippetSource.DENSE)]
+    result = await HybridSearcher(legs, record_fetcher=records).search(paged(highlight=True))
+    assert records.asked == [(["a", "b"], True)]
+    assert [(h.chunk_id, h.source["doc_id"], h.highlights, h.snippet_source) for h in result.hits] == [
+        ("a", "a", ("<em>q</em> a",), SnippetSource.BM25),
+        ("b", "b", ("The <em>q</em> is here.",), SnippetSource.DENSE)]
 
 
-async def test_without_highlight_hits_have_no_snippet():
-    result = await HybridSearcher(LEGS).search(paged())
+async def test_without_highlight_the_page_is_fetched_and_hits_have_no_snippet():
+    records = FakeRecords({c: {"doc_id": c} for c in "abce"})
+    result = await HybridSearcher(LEGS, record_fetcher=records).search(paged())
+    assert records.asked == [(["b", "a"], False)]
+    assert [h.source for h in result.hits] == [{"doc_id": "b"}, {"doc_id": "a"}]
     assert all(h.highlights == () and h.snippet_source is None for h in result.hits)
+
+
+async def test_hits_are_built_for_the_window_only():
+    built: list[int | None] = []
+
+    def spy(lists, params, *, limit=None):
+        built.append(limit)
+        return FUSERS["rrf"](lists, params, limit=limit)
+
+    result = await HybridSearcher(LEGS, fusers={"spy": spy}).search(paged(fusion="spy", page=2, top_k=1))
+    assert built == [2] and [h.chunk_id for h in result.hits] == ["a"] and result.total_in_window == 2
+    single = await HybridSearcher(LEGS).search(paged(mode=SearchMode.BM25, top_k=1, window=2))
+    assert single.total_in_window == 2
 
 
 async def test_group_by_document_pages_documents():
@@ -128,6 +156,21 @@ async def test_rerank_reorders_the_fused_top_n_before_paging():
     searcher = HybridSearcher(TEXT_LEGS, rerank_stage=RerankStage(ReversedText(), top_n=3, budget_ms=5000))
     result = await searcher.search(paged(mode=SearchMode.SEMANTIC, top_k=4, rerank=True))
     assert [(h.chunk_id, h.rank) for h in result.hits] == [("c", 1), ("b", 2), ("a", 3), ("d", 4)]
+    paged_in = await searcher.search(paged(mode=SearchMode.SEMANTIC, top_k=1, window=1, rerank=True))
+    assert [h.chunk_id for h in paged_in.hits] == ["c"]  # top_n reaches past the window: all 3 are rescored
+
+
+async def test_rerank_reads_text_fetched_for_the_top_n_and_the_page_is_not_fetched_again():
+    from search_platform.retrieval.rerank import RerankStage
+
+    records = FakeRecords({c: {"text": c} for c in "abcd"})
+    lean = {Leg.DENSE: FixedLeg(Leg.DENSE, RankedList(Leg.DENSE, tuple(
+        RankedHit(c, r, 1.0 / r) for r, c in enumerate("abcd", start=1))))}
+    searcher = HybridSearcher(lean, rerank_stage=RerankStage(ReversedText(), top_n=3, budget_ms=5000),
+                              record_fetcher=records)
+    result = await searcher.search(paged(mode=SearchMode.SEMANTIC, top_k=2, rerank=True))
+    assert [(h.chunk_id, h.source) for h in result.hits] == [("c", {"text": "c"}), ("b", {"text": "b"})]
+    assert records.asked == [(["a", "b", "c"], False)]
     assert (result.reranked, result.rerank_reason) == (True, None)
     unasked = await searcher.search(paged(mode=SearchMode.SEMANTIC, top_k=4))
     assert ([h.chunk_id for h in unasked.hits], unasked.reranked) == (["a", "b", "c", "d"], False)
@@ -185,15 +228,18 @@ async def test_errors_that_degrading_cannot_hide_are_raised(legs):
 
 
 class FoundPassages:
-    """A passage finder that knows the best lexical chunk of some documents."""
+    """A passage finder that knows the best lexical chunk of some documents and the stored records."""
 
-    def __init__(self, passages):
+    def __init__(self, passages, stored=None):
         self.passages_by_doc = passages
-        self.asked: list[list[str]] = []
+        self.stored = stored or {}
+        self.asked: list[tuple[list[str], list[str]]] = []
 
-    async def passages(self, query, *, index, doc_ids, filters):
-        self.asked.append(doc_ids)
-        return {doc: p for doc, p in self.passages_by_doc.items() if doc in doc_ids}
+    async def passages(self, query, *, index, doc_ids, shown_ids, filters):
+        self.asked.append((doc_ids, shown_ids))
+        matched = {doc: p for doc, p in self.passages_by_doc.items() if doc in doc_ids}
+        return PagePassages(matched, {c: Passage(c, self.stored[c], matched=False) for c in shown_ids
+                                      if c in self.stored and self.stored[c]["doc_id"] not in matched})
 
 
 async def test_documents_are_fused_once_each_and_shown_as_their_passage():
@@ -214,4 +260,19 @@ async def test_documents_are_fused_once_each_and_shown_as_their_passage():
     assert result.hits[0].score == pytest.approx(1 / (7 + 1) + 1 / (7 + 2))
     assert result.hits[0].highlights == ("<em>ant</em> hill",)
     assert result.hits[1].snippet_source is SnippetSource.DENSE and "chunk_id" not in result.hits[1].source
-    assert finder.asked == [["a", "b"]]
+    assert finder.asked == [(["a", "b"], [record_a, "b#0"])]
+
+
+async def test_a_document_without_a_passage_shows_the_fetched_record_of_its_best_chunk():
+    from search_platform.retrieval.passages import Passage
+
+    dense = RankedList(Leg.DENSE, (RankedHit("b#0", 1, 0.9, {"kind": "chunk", "doc_id": "b", "tenant": "t"}),
+                                   RankedHit("a#2", 2, 0.8, {"kind": "chunk", "doc_id": "a", "tenant": "t"})))
+    finder = FoundPassages({"a": Passage("a#5", {"doc_id": "a", "chunk_index": 5, "text": "ant"}, ("<em>ant</em>",))},
+                           stored={"b#0": {"doc_id": "b", "chunk_index": 0, "text": "A bee. The q."}})
+    searcher = HybridSearcher({Leg.DENSE: FixedLeg(Leg.DENSE, dense)}, passage_finder=finder)
+    result = await searcher.search(request(mode=SearchMode.SEMANTIC, group_by=GroupBy.DOCUMENT))
+    assert [(h.chunk_id, h.source, h.highlights) for h in result.hits] == [
+        ("b#0", {"doc_id": "b", "chunk_index": 0, "text": "A bee. The q."}, ("The <em>q</em>.",)),
+        ("a#5", {"doc_id": "a", "chunk_index": 5, "text": "ant"}, ("<em>ant</em>",))]
+    assert [c.chunk_id for h in result.hits for c in h.chunks] == ["b#0", "a#5"]
