@@ -21,6 +21,9 @@ def fuse_weighted_rrf(lists: Sequence[RankedList], params: FusionParams, *,
     def contributions(chunk_id: str) -> dict[Leg, float]:
         return {leg: weights[leg] / (rrf_k + hit.rank) for leg, hit in candidates.hits[chunk_id].items()}
 
-    scores = {chunk_id: sum([weights[leg] / (rrf_k + hit.rank) for leg, hit in per_leg.items()])
-              for chunk_id, per_leg in candidates.hits.items()}
+    scores = dict.fromkeys(candidates.hits, 0.0)
+    for ranked in lists:  # leg by leg, in the order contributions() sums them: the same floats
+        weight = weights[ranked.leg]
+        for hit in ranked.hits:
+            scores[hit.chunk_id] += weight / (rrf_k + hit.rank)
     return rank_fused(scores, candidates, limit=limit, contributions=contributions)
