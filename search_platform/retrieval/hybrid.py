@@ -153,17 +153,16 @@ class HybridSearcher:
         else the best chunk a leg found (with a client-side snippet); one request for the page."""
         found = PagePassages()
         if self._passage_finder is not None and page:
-            doc_ids = list(dict.fromkeys(str(hit.source.get("doc_id", "")) for hit in page))
-            found = await self._passage_finder.passages(request.query, index=request.index, doc_ids=doc_ids,
-                                                        shown_ids=[shown_id(hit) for hit in page],
-                                                        filters=request.filters)
-            unmatched = [shown_id(hit) for hit in page if str(hit.source.get("doc_id", "")) not in found.matched]
-            missing = [chunk_id for chunk_id in unmatched if chunk_id not in found.shown]
+            found = await self._passage_finder.passages(
+                request.query, index=request.index, doc_ids=list(dict.fromkeys(doc_of(hit) for hit in page)),
+                shown_ids=[shown_id(hit) for hit in page], filters=request.filters)
+            missing = [shown_id(hit) for hit in page
+                       if doc_of(hit) not in found.matched and shown_id(hit) not in found.shown]
             if missing and self._record_fetcher is not None:  # collapsed away: another page hit shares its doc_id
                 found.shown.update(await self._record_fetcher.records(request.query, index=request.index,
                                                                       chunk_ids=missing, highlight=False))
-        return [with_passage(hit, found.matched.get(str(hit.source.get("doc_id", "")),
-                                                    found.shown.get(shown_id(hit))), request.query) for hit in page]
+        return [with_passage(hit, found.matched.get(doc_of(hit), found.shown.get(shown_id(hit))), request.query)
+                for hit in page]
 
     async def _stored(self, request: SearchRequest, page: list[FusedHit], *,
                       fetched: frozenset[str]) -> list[FusedHit]:
@@ -229,6 +228,11 @@ def page_hits(hits: Sequence[FusedHit], *, page: int, page_size: int) -> list[Fu
     """Page `page` (from 1) of page_size hits: consecutive pages neither overlap nor skip."""
     start = (page - 1) * page_size
     return list(hits[start : start + page_size])
+
+
+def doc_of(hit: FusedHit) -> str:
+    """The doc_id of a document hit ("" when its stored fields lack one)."""
+    return str(hit.source.get("doc_id", ""))
 
 
 def single_leg_hits(ranked: RankedList, *, limit: int | None = None) -> list[FusedHit]:
