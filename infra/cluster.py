@@ -90,6 +90,11 @@ def nodes(settings: Settings) -> list[ClusterNode]:
     ]
 
 
+def snapshot_dir(settings: Settings) -> Path:
+    """path.repo of every node: fs snapshot repositories (`search-platform snapshots`)."""
+    return settings.infra.cluster.home / "snapshots"
+
+
 def urls(settings: Settings) -> str:
     """Every node's URL, comma-separated: the value for SP_ELASTICSEARCH__URL of a client of the cluster."""
     return ",".join(node.url for node in nodes(settings))
@@ -107,6 +112,7 @@ def render_config(settings: Settings, node: ClusterNode, *, bootstrap: bool) -> 
         "discovery.seed_hosts": [f"{HOST}:{member.transport_port}" for member in members],
         "path.data": str(node.data),
         "path.logs": str(node.logs),
+        "path.repo": [str(snapshot_dir(settings))],  # one directory every node shares: a valid fs repository
         "xpack.security.enabled": True,
         "xpack.security.http.ssl.enabled": False,
         "xpack.security.transport.ssl.enabled": False,  # loopback only: nothing leaves the machine
@@ -152,6 +158,7 @@ def prepare(settings: Settings) -> list[ClusterNode]:
     members = nodes(settings)
     bootstrap = not any(_has_data(node) for node in members)
     make_dir(infra.cluster.home)
+    make_dir(snapshot_dir(settings), owner=infra.es_user, mode=0o750)
     for node in members:
         _prepare_node(settings, node, install, bootstrap=bootstrap)
     return members

@@ -41,6 +41,7 @@ def test_config_discovers_every_node_and_bootstraps_only_on_first_start(tmp_path
     assert first["cluster.initial_master_nodes"] == ["sp-cluster-1", "sp-cluster-2", "sp-cluster-3"]
     assert first["xpack.security.enabled"] is True and first["network.host"] == "127.0.0.1"
     assert first["path.data"] == str(node.data)
+    assert first["path.repo"] == [str(settings.infra.cluster.home / "snapshots")]  # shared by every node
     assert "cluster.initial_master_nodes" not in yaml.safe_load(cluster.render_config(settings, node, bootstrap=False))
 
 
