@@ -74,9 +74,9 @@ def rank_fused(scores: Mapping[str, float], candidates: Candidates, *, limit: in
     best_rank = candidates.best_rank
     order = sorted((-score, best_rank[chunk_id], chunk_id) for chunk_id, score in scores.items())
     return [
-        fused_hit(chunk_id, position, -negative, candidates.hits[chunk_id], contributions(chunk_id),
+        fused_hit(chunk_id, position, scores[chunk_id], candidates.hits[chunk_id], contributions(chunk_id),
                   normalized(chunk_id) if normalized is not None else {})
-        for position, (negative, _, chunk_id) in enumerate(order[:limit], start=1)
+        for position, (_, _, chunk_id) in enumerate(order[:limit], start=1)
     ]
 
 
