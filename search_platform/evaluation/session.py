@@ -54,8 +54,9 @@ class PlatformSession:
             raise ValueError("this session cannot build variants: it has no settings or client")
         key = json.dumps(retrieval, sort_keys=True, default=str)
         if key not in self._variants:
-            changed = self.settings.retrieval.model_copy(update=dict(retrieval))
-            variant = self.settings.model_copy(update={"retrieval": type(changed).model_validate(changed.model_dump())})
+            current = self.settings.retrieval
+            changed = type(current).model_validate({**current.model_dump(), **retrieval})
+            variant = self.settings.model_copy(update={"retrieval": changed})
             self._variants[key] = build_search_service(variant, self.es, self.embedder)
         return self._variants[key]
 
