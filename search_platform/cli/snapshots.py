@@ -121,7 +121,8 @@ def show(snapshots: list[core.SnapshotInfo], output: OutputFormat) -> None:
     if output is OutputFormat.JSONL:
         print_jsonl(info.as_dict() for info in snapshots)
         return
-    rows = [(info.name, info.state, info.alias or "", ",".join(info.indices), info.start_time or "",
-             f"{info.shards_total - info.shards_failed}/{info.shards_total}") for info in snapshots]
-    console().print(table(None, [("snapshot", None), ("state", 8), ("alias", 20), ("indices", 28),
-                                 ("started", 24), ("shards", 6)], rows))
+    # at 80 columns a default name (<alias>-<time>) stays whole; the indices give way (all of them: --format json)
+    rows = [(info.name, info.state, info.alias or "", (info.start_time or "")[:16].replace("T", " "),
+             ",".join(info.indices)) for info in snapshots]
+    console().print(table(None, [("snapshot", 27), ("state", 7), ("alias", 12), ("started (UTC)", 16),
+                                 ("indices", None)], rows))
