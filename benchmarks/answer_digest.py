@@ -1,7 +1,10 @@
 """What the search answers, as JSON lines without timings: run it under two versions of the code against the same
 index and diff the files to show a change kept every answer (hits, order, fields, highlights, explanations).
 
-Usage: .venv/bin/python benchmarks/answer_digest.py --index ALIAS --out FILE [--queries 20]
+Usage: OMP_NUM_THREADS=1 .venv/bin/python benchmarks/answer_digest.py --index ALIAS --out FILE [--queries 20]
+(one torch thread makes query vectors, hence dense scores, bit-for-bit repeatable; with several threads they vary
+in the 7th digit from run to run). To cover the rerank path, point SP_RERANK__MODEL_PATH at a cross-encoder
+(tests/tiny_cross_encoder.py builds a tiny one).
 Runs the golden set's first N queries in-process through the search service (the HTTP layer's wire conversion)
 over every mode, chunk and document results, highlights on and off, explain on, the score-based fusions, a
 second page and a rerank request when a reranker is configured. The query-embedding cache in Redis is not used.
