@@ -20,6 +20,7 @@ ERROR_DESCRIPTIONS: dict[int, str] = {
     404: "The index, document, job, search request or key does not exist (or belongs to another tenant).",
     409: "Conflicts with the current state (an Idempotency-Key reused with other documents, a job with nothing "
          "to resume).",
+    405: "GET or DELETE of /v1/documents/delete: that path is POST's (delete a document called 'delete' by filter).",
     413: "The request body, or a document in it, is over the size limit.",
     422: "The request is invalid: every bad field is named in details.",
     429: "The key's rate limit is exhausted; retry after Retry-After seconds.",

@@ -52,6 +52,20 @@ def _rfc3339(value: object) -> object:
 Timestamp = Annotated[datetime, BeforeValidator(_rfc3339)]
 
 
+def _json_integer(value: object) -> object:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)  # JSON Schema's integer: 68.0 is 68
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError("expected an integer")  # never a string or a boolean read as a number
+    return value
+
+
+# integers as JSON Schema reads them (68.0 is 68; "68" and true are not), bounds before the check so the schema has them
+Upto1k = Annotated[int, Field(ge=1, le=1000), BeforeValidator(_json_integer)]
+Upto10k = Annotated[int, Field(ge=1, le=10_000), BeforeValidator(_json_integer)]
+Upto100k = Annotated[int, Field(ge=1, le=100_000), BeforeValidator(_json_integer)]
+
+
 class FiltersBody(BaseModel):
     """Metadata filters; every listed value is an exact match, applied to both legs."""
 
@@ -84,14 +98,14 @@ class SearchBody(BaseModel):
     query: str = Field(min_length=1, description="What to look for; plain text, never query DSL.",
                        json_schema_extra={"pattern": not_blank_free_of(QUERY_CONTROL)})
     mode: SearchMode = SearchMode.HYBRID
-    top_k: int | None = Field(default=None, ge=1, le=1000, strict=True,
+    top_k: Upto1k | None = Field(default=None,
                               description="Older name of page_size, kept for compatibility: send either (or both, "
                                           "equal); default: settings.retrieval.top_k.")
-    page: int = Field(default=1, ge=1, le=10_000, strict=True, description="Page number, from 1.")
-    page_size: int | None = Field(default=None, ge=1, le=1000, strict=True,
+    page: Upto10k = Field(default=1, description="Page number, from 1.")
+    page_size: Upto1k | None = Field(default=None,
                                   description="Hits per page; defaults to top_k, then to settings.retrieval.top_k.")
-    window: int | None = Field(
-        default=None, ge=1, le=10_000, strict=True,
+    window: Upto10k | None = Field(
+        default=None,
         description="The fused list is computed once to `window` hits (each leg fetches candidate_k) and pages are "
                     "slices of it, so page 2 never repeats or skips page 1. page * page_size must be at most window "
                     "(else 422). Default: settings.retrieval.window, raised to page_size.")
@@ -104,8 +118,8 @@ class SearchBody(BaseModel):
     explain: bool = Field(default=False, strict=True, description="Add each hit's explanation: leg ranks, raw and "
                                                                   "normalised scores, fusion params and each leg's "
                                                                   "contribution.")
-    candidate_k: int | None = Field(default=None, ge=1, le=10_000, strict=True, description="Hits fetched per leg.")
-    rrf_k: int | None = Field(default=None, ge=1, le=100_000, strict=True,
+    candidate_k: Upto10k | None = Field(default=None, description="Hits fetched per leg.")
+    rrf_k: Upto100k | None = Field(default=None,
                               description="RRF constant: 1/(rrf_k + rank).")
     filters: FiltersBody = Field(default_factory=FiltersBody)
     index: str | None = Field(default=None, pattern=INDEX_NAME, description="Alias to search (default: settings).")
@@ -377,7 +391,7 @@ class FeedbackBody(BaseModel):
     request_id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:-]+$",
                             description="The request_id of the search response the hit came from.")
     doc_id: str = Field(min_length=1, max_length=256)
-    position: int = Field(ge=1, le=10_000, strict=True, description="The clicked hit's rank, from 1.")
+    position: Upto10k = Field(description="The clicked hit's rank, from 1.")
     chunk_id: str | None = Field(default=None, min_length=1, max_length=512)
     user_id: UnitId | None = None
     session_id: UnitId | None = None

@@ -39,7 +39,7 @@ IndexParam = Annotated[str | None, Query(pattern=INDEX_NAME, description="Alias 
 TenantParam = Annotated[str | None, Query(min_length=1, max_length=128, description=(
     "The document's tenant: a key spanning every tenant may name one (default: 'default'); a tenant-bound key "
     "always means its own."))]
-RESPONSES = error_responses(*KEYED, 404, 502)
+RESPONSES = error_responses(*KEYED, 404, 405, 502)  # 405: the id `delete` (DocIdConvertor)
 
 
 def effective_tenant(principal: Principal, asked: str | None) -> str | None:

@@ -186,7 +186,8 @@ def test_document_patterns_accept_what_ingest_accepts(spec, field, value):
 
 
 @pytest.mark.parametrize("fields", [
-    {"highlight": 1}, {"explain": "true"}, {"rerank": 0}, {"top_k": "5"}, {"page": 2.0}, {"alpha": True},
+    {"highlight": 1}, {"explain": "true"}, {"rerank": 0}, {"top_k": "5"}, {"page": 2.5}, {"page": True},
+    {"alpha": True},
     {"alpha": "0.5"}, {"weights": {"bm25": "1"}}, {"filters": {"indexed_after": 1700000000}},
     {"filters": {"indexed_after": "2026-01-31"}}, {"filters": {"indexed_before": "2026-01-31T12:00:00"}},
 ])
@@ -209,3 +210,11 @@ def test_the_delete_by_filter_path_is_never_taken_for_a_document_id(spec):
         assert response.status_code == 405 and response.headers["allow"] == "POST", method
     parameter = spec["paths"]["/v1/documents/{doc_id}"]["get"]["parameters"][0]
     assert parameter["name"] == "doc_id" and parameter["schema"]["not"] == {"const": "delete"}
+    for method in ("get", "delete"):
+        assert spec["paths"]["/v1/documents/{doc_id}"][method]["responses"]["405"]["content"]
+
+
+def test_integers_are_read_as_json_schema_reads_them(spec):
+    body = SearchBody(query="q", page=2.0, page_size=50.0, window=100.0)  # type: ignore[arg-type]
+    assert (body.page, body.page_size, body.window) == (2, 50, 100) and isinstance(body.page, int)
+    assert "'ge'" not in str(spec) and "'le'" not in str(spec)  # bounds are minimum/maximum, not pydantic's names
