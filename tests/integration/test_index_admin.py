@@ -6,10 +6,10 @@ import pytest
 
 from search_platform.backends.elasticsearch.client import build_client
 from search_platform.backends.elasticsearch.mappings import (
+    MAPPING_VERSION,
     delete_index,
     ensure_index,
     swap_alias,
-    MAPPING_VERSION,
     versioned_index_name,
 )
 
