@@ -56,19 +56,25 @@ HEALTH_RESPONSES: Responses = {
     500: {"model": ErrorBody, "description": ERROR_DESCRIPTIONS[500]},
 }
 
-# (path, method, status) of a response -> link name -> (target path, method, parameters as runtime expressions)
-LINKS: dict[tuple[str, str, str], dict[str, tuple[str, str, dict[str, str]]]] = {
+# (path, method, status) of a response -> link name -> (target path, method, parameters and requestBody fields as
+# runtime expressions; schemathesis merges the fields into the body it generates). No link starts at resume:
+# schemathesis's stateful phase starts only from POSTs with outgoing links, and resume (which needs a job) would
+# then be the only start instead of ingest.
+LINKS: dict[tuple[str, str, str], dict[str, tuple[str, str, dict[str, str], dict[str, str]]]] = {
     ("/v1/ingest", "post", "202"): {
-        "GetJob": ("/v1/jobs/{job_id}", "get", {"job_id": "$response.body#/job_id"}),
-        "ResumeJob": ("/v1/jobs/{job_id}/resume", "post", {"job_id": "$response.body#/job_id"}),
+        "GetJob": ("/v1/jobs/{job_id}", "get", {"job_id": "$response.body#/job_id"}, {}),
+        "ResumeJob": ("/v1/jobs/{job_id}/resume", "post", {"job_id": "$response.body#/job_id"}, {}),
     },
-    ("/v1/jobs/{job_id}/resume", "post", "202"): {
-        "GetJob": ("/v1/jobs/{job_id}", "get", {"job_id": "$response.body#/job_id"}),
+    ("/v1/jobs/{job_id}", "get", "200"): {
+        "ResumeJob": ("/v1/jobs/{job_id}/resume", "post", {"job_id": "$response.body#/job_id"}, {}),
     },
     ("/v1/documents/{doc_id}", "get", "200"): {
         "DeleteDocument": ("/v1/documents/{doc_id}", "delete", {"doc_id": "$response.body#/doc_id",
                                                                 "index": "$response.body#/index",
-                                                                "tenant": "$response.body#/tenant"}),
+                                                                "tenant": "$response.body#/tenant"}, {}),
+    },
+    ("/v1/search", "post", "200"): {
+        "Feedback": ("/v1/feedback", "post", {}, {"request_id": "$response.body#/request_id"}),
     },
 }
 
@@ -77,9 +83,14 @@ def add_links(spec: dict[str, Any]) -> None:
     """Add LINKS to the responses they start from, naming each target by its operationId."""
     for (path, method, status), links in LINKS.items():
         response = spec["paths"][path][method]["responses"][status]
-        response["links"] = {
-            name: {"operationId": spec["paths"][target][target_method]["operationId"], "parameters": parameters}
-            for name, (target, target_method, parameters) in links.items()}
+        response["links"] = {}
+        for name, (target, target_method, parameters, body) in links.items():
+            link: dict[str, Any] = {"operationId": spec["paths"][target][target_method]["operationId"]}
+            if parameters:
+                link["parameters"] = parameters
+            if body:
+                link["requestBody"] = body
+            response["links"][name] = link
 
 
 def _set_maximum(prop: dict[str, Any], maximum: int) -> None:

@@ -1,43 +1,88 @@
-"""Schemathesis fuzzes every operation of the live API from its own /openapi.json: no input may get a 5xx.
+"""Schemathesis fuzzes every operation of the live API from its own /openapi.json with ALL its checks: no 5xx, every
+status and body as documented, valid data accepted, invalid data refused, auth enforced, 405 with Allow, and
+stateful sequences along the document's links (an ingest, then its job and a resume of it).
 
-It runs against the fault stack's API (its own Elasticsearch and Redis), so the random documents and indices it
-creates never reach the shared services; it authenticates with a real API key."""
+It runs against an API on the fault stack (its own Elasticsearch and Redis) with one worker, so the random
+documents and indices it creates never reach the shared services; it authenticates with a real API key. That API
+takes at most FUZZ_MAX_DOCUMENTS documents per ingest (its schema says so), so the boundary cases stay small. The
+cache goes to the test's tmp_path, never into the repository."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from search_platform.config import Settings
+from tests.integration.conftest import ROOT, _child_env, _stop, launch_api
+from tests.integration.faults.conftest import FAULT_ENV
+
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 SCHEMATHESIS = str(Path(sys.executable).parent / "schemathesis")
+HOOKS = Path(__file__).with_name("schemathesis_hooks.py")
 MAX_EXAMPLES = 25
-TIME_LIMIT_S = 600
+TIME_LIMIT_S = 1200
+OPERATIONS = 11  # every operation of the API (tests/unit/client/test_openapi_parity.py lists them)
+LINKS_COVERED = 4  # of the 5 links (a document found by id, then deleted, needs luck)
+FUZZ_ENV = {**FAULT_ENV, "SP_SERVICE__MAX_INGEST_DOCUMENTS": "16"}
 
 
-def test_no_5xx_on_any_generated_request(fault_api, fault_headers, tmp_path):
-    junit = tmp_path / "schemathesis.xml"
+@pytest.fixture(scope="module")
+def fuzz_api(fault_stack: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """An API on the fault stack with FUZZ_ENV."""
+    process, url = launch_api(fault_stack, tmp_path_factory.mktemp("fuzz-api") / "api.log", **FUZZ_ENV)
+    yield url
+    _stop(process)
+
+
+def _config(tmp_path: Path) -> Path:
+    config = tmp_path / "schemathesis.toml"
+    # links from the document only: schemathesis's inferred links would add one out of resume, which would then be
+    # the only start of its sequences (search_platform/service/openapi.py, LINKS)
+    config.write_text(f'hooks = "{HOOKS}"\n\n[cache]\ndirectory = "{tmp_path / "cache"}"\n\n'
+                      '[phases.stateful.inference]\nalgorithms = []\n')
+    return config
+
+
+def _repo_cache() -> dict[str, float]:
+    """Files under the repository's .schemathesis/ with their modification times."""
+    return {str(path): path.stat().st_mtime for path in (ROOT / ".schemathesis").rglob("*") if path.is_file()}
+
+
+def test_all_checks_pass_on_every_generated_request(fuzz_api, fault_headers, fault_stack: Settings,
+                                                    start_workers, tmp_path):
+    start_workers("schemathesis")
+    junit, events = tmp_path / "schemathesis.xml", tmp_path / "events.ndjson"
     command = [
-        SCHEMATHESIS, "run", f"{fault_api}/openapi.json",
-        "--checks", "not_a_server_error",
+        SCHEMATHESIS, "--config-file", str(_config(tmp_path)), "run", f"{fuzz_api}/openapi.json",
+        "--checks", "all",
+        "--phases", "examples,coverage,fuzzing,stateful",
         "--max-examples", str(MAX_EXAMPLES),
-        "--seed", "20261202",
+        "--seed", "20261203",
         "--workers", "1",
         "--request-timeout", "60",
         "--generation-database", "none",
         "--suppress-health-check", "all",
-        "--report", "junit", "--report-junit-path", str(junit),
+        "--report", "junit,ndjson", "--report-junit-path", str(junit), "--report-ndjson-path", str(events),
         "--header", f"Authorization: {fault_headers['Authorization']}",
     ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=TIME_LIMIT_S, check=False)
-    output = done.stdout[-6000:] + done.stderr[-2000:]
+    cache_before = _repo_cache()
+    env = {**_child_env(fault_stack), **FUZZ_ENV}  # the hooks read the API's settings
+    done = subprocess.run(command, capture_output=True, text=True, timeout=TIME_LIMIT_S, check=False, cwd=ROOT,
+                          env=env)
+    output = done.stdout[-12000:] + done.stderr[-3000:]
     assert done.returncode == 0, output
-    suites = ET.parse(junit).getroot()
-    cases = list(suites.iter("testcase"))
-    assert len(cases) >= 5, output  # every operation of the API was exercised
+    cases = list(ET.parse(junit).getroot().iter("testcase"))
     assert not [case for case in cases if case.find("failure") is not None or case.find("error") is not None]
-    print(f"\nschemathesis: {len(cases)} operations, up to {MAX_EXAMPLES} examples each, no 5xx")
+    assert len({case.get("name") for case in cases}) >= OPERATIONS, output
+    links = re.search(r"API Links:\s+(\d+) covered / (\d+) selected", done.stdout)
+    assert links is not None and int(links[1]) >= LINKS_COVERED, output  # the stateful phase followed links
+    assert _repo_cache() == cache_before, "schemathesis wrote its cache into the repository"
+    print(f"\nschemathesis: all checks, {len(cases)} test cases, {links[1]}/{links[2]} links covered, no failure\n"
+          + done.stdout[-2500:])

@@ -88,7 +88,11 @@ def test_links_name_real_operations_and_parameters(spec):
         for response in operation["responses"].values():
             for link in response.get("links", {}).values():
                 target = by_id[link["operationId"]]
-                assert set(link["parameters"]) <= {p["name"] for p in target["parameters"]}
+                assert set(link.get("parameters", {})) <= {p["name"] for p in target.get("parameters", [])}
+                body = target.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
+                if "requestBody" in link:
+                    name = body["$ref"].rsplit("/", 1)[1]
+                    assert set(link["requestBody"]) <= set(spec["components"]["schemas"][name]["properties"])
 
 
 def test_limits_follow_the_settings():
