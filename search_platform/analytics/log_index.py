@@ -8,6 +8,7 @@ from elasticsearch import AsyncElasticsearch, Elasticsearch
 
 from search_platform.backends.elasticsearch.errors import async_translated_errors, translated_errors
 from search_platform.backends.elasticsearch.mappings import delete_index
+from search_platform.domain.models import Leg
 
 LOG_ALIAS = "sp-search-logs"
 FIRST_GENERATION = 1
@@ -41,12 +42,12 @@ LOG_MAPPINGS: dict[str, Any] = {
                 "candidate_k": _INTEGER,
                 "rrf_k": _INTEGER,
                 "alpha": _FLOAT,
-                "weights": {"properties": {"bm25": _FLOAT, "dense": _FLOAT}},
+                "weights": {"properties": {leg.value: _FLOAT for leg in Leg}},
                 "normalization": _KEYWORD,
             }
         },
         "latency_ms": _FLOAT,
-        "legs": {"properties": {"bm25": _leg(), "dense": _leg()}},
+        "legs": {"properties": {leg.value: _leg() for leg in Leg}},
         "hits": _INTEGER,
         "zero_result": {"type": "boolean"},
         "degraded": {"type": "boolean"},
@@ -81,10 +82,12 @@ def rollover_conditions(
 
 
 def ensure_log_index(client: Elasticsearch, *, alias: str = LOG_ALIAS, body: dict[str, Any] | None = None) -> str:
-    """Create generation 1 as the write index of alias unless the alias exists; return the alias."""
+    """Create generation 1 as the write index of alias unless the alias exists (then add any field the mappings
+    gained since, e.g. a new leg: the mapping is strict); return the alias."""
     body = body or log_index_body()
     with translated_errors():
         if client.indices.exists_alias(name=alias):
+            client.indices.put_mapping(index=alias, body=body["mappings"])
             return alias
         client.options(ignore_status=400).indices.create(
             index=generation_index_name(alias),
@@ -102,6 +105,7 @@ async def async_ensure_log_index(
     body = body or log_index_body()
     async with async_translated_errors():
         if await client.indices.exists_alias(name=alias):
+            await client.indices.put_mapping(index=alias, body=body["mappings"])
             return alias
         await client.options(ignore_status=400).indices.create(
             index=generation_index_name(alias),

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from search_platform.domain.models import Leg, SearchMode, SearchResult
-from search_platform.retrieval.fusion import DEFAULT_WEIGHT
+from search_platform.domain.models import SearchMode, SearchResult
 from search_platform.retrieval.hybrid import SearchRequest
 
 SEARCH_EVENT = "search"
@@ -46,7 +45,7 @@ def _params(request: SearchRequest) -> dict[str, Any]:
         "candidate_k": request.candidate_k,
         "rrf_k": request.rrf_k,
         "alpha": request.alpha,
-        "weights": {leg.value: float(request.weights.get(leg, DEFAULT_WEIGHT)) for leg in Leg},
+        "weights": {leg.value: float(request.fusion_params().weight(leg)) for leg in request.legs_to_run},
         "normalization": request.normalization.value,
     }
 

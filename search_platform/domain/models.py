@@ -25,9 +25,12 @@ class SearchMode(enum.StrEnum):
 
 
 class Leg(enum.StrEnum):
-    """One retriever feeding the fusion."""
+    """One retriever feeding the fusion. BM25 scores the configured lexical unit (whole documents when results are
+    documents and retrieval.lexical_unit is "document" or "both"); BM25_PASSAGE scores chunks beside it (results
+    grouped by document with lexical_unit "both"), so a document wins on its whole text or on one passage."""
 
     BM25 = "bm25"
+    BM25_PASSAGE = "bm25_passage"
     DENSE = "dense"
 
 

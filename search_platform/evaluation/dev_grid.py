@@ -9,6 +9,7 @@ from search_platform.domain.models import SearchMode
 from search_platform.evaluation.macro_tuning import SweepConfig, weights
 
 BASELINE = "default"
+LEXICAL_UNITS = ("chunk", "document", "both")
 RRF_KS = (10, 20, 60)
 CANDIDATE_KS = (100, 200)
 LEG_WEIGHTS = ((1.5, 1.0), (2.0, 1.0), (3.0, 1.0), (1.0, 1.5))  # (bm25, dense)
@@ -49,8 +50,8 @@ def default_grid(settings: RetrievalSettings) -> list[SweepConfig]:
     grid += [SweepConfig("legs", f"{mode.value} alone", mode=mode) for mode in (SearchMode.BM25, SearchMode.SEMANTIC)]
     grid += [SweepConfig("legs", "bm25 alone, chunk unit", mode=SearchMode.BM25,
                          retrieval={"lexical_unit": "chunk"})]
-    other_unit = "chunk" if settings.lexical_unit == "document" else "document"
-    grid.append(SweepConfig("lexical unit", f"lexical unit {other_unit}", retrieval={"lexical_unit": other_unit}))
+    grid += [SweepConfig("lexical unit", f"lexical unit {unit}", retrieval={"lexical_unit": unit})
+             for unit in LEXICAL_UNITS if unit != settings.lexical_unit]
     grid += [SweepConfig("chunk fields", f"chunk fields {name}", retrieval={"chunk_fields": fields,
                                                                            "lexical_unit": "chunk"})
              for name, fields in CHUNK_FIELD_SETS.items()]

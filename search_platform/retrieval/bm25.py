@@ -19,16 +19,16 @@ from search_platform.text.tokenizer import technical_query
 class BM25Retriever:
     """Runs bm25_body against one index."""
 
-    leg = Leg.BM25
-
-    def __init__(self, client: AsyncElasticsearch, settings: RetrievalSettings) -> None:
+    def __init__(self, client: AsyncElasticsearch, settings: RetrievalSettings, *, leg: Leg = Leg.BM25) -> None:
         self._client = client
         self._settings = settings
+        self.leg = leg  # Leg.BM25_PASSAGE always scores chunks
 
     async def retrieve(self, request: LegRequest) -> RankedList:
-        """Search and rank: chunks, or whole documents when the results are documents and the lexical unit is
-        the document."""
-        documents = request.unit is GroupBy.DOCUMENT and self._settings.lexical_unit == "document"
+        """Search and rank: chunks, or whole documents when the results are documents, this is the BM25 leg and
+        the lexical unit is the document (or both)."""
+        documents = (request.unit is GroupBy.DOCUMENT and self.leg is Leg.BM25
+                     and self._settings.lexical_unit in ("document", "both"))
         body = bm25_body(
             request.text,
             fields=self._settings.document_fields if documents else self._settings.chunk_fields,

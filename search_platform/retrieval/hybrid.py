@@ -40,6 +40,14 @@ MODE_LEGS: dict[SearchMode, tuple[Leg, ...]] = {
 }
 
 
+def legs_for(mode: SearchMode, group_by: GroupBy, lexical_unit: str) -> tuple[Leg, ...]:
+    """The legs a search runs: the mode's, plus chunk-level BM25 beside document-level BM25 when hybrid results are
+    documents and the lexical unit is "both" (a document then wins on its whole text or on one exact passage)."""
+    if mode is SearchMode.HYBRID and group_by is GroupBy.DOCUMENT and lexical_unit == "both":
+        return Leg.BM25, Leg.BM25_PASSAGE, Leg.DENSE
+    return MODE_LEGS[mode]
+
+
 @dataclass(frozen=True, slots=True)
 class SearchRequest:
     """A validated search: every k named and resolved.
@@ -67,6 +75,12 @@ class SearchRequest:
     explain: bool = False
     group_by: GroupBy = GroupBy.CHUNK
     rerank: bool = False
+    legs: tuple[Leg, ...] = ()  # the legs to run (legs_for); empty: the mode's own (MODE_LEGS)
+
+    @property
+    def legs_to_run(self) -> tuple[Leg, ...]:
+        """The legs this search runs."""
+        return self.legs or MODE_LEGS[self.mode]
 
     @property
     def fusion_window(self) -> int:
@@ -114,7 +128,7 @@ class HybridSearcher:
         by_document = request.group_by is GroupBy.DOCUMENT
         leg_request = LegRequest(text=request.query, index=request.index, candidate_k=request.candidate_k,
                                  filters=request.filters, tech_boost=request.tech_boost, unit=request.group_by)
-        lists, degraded_reason = await self._run_legs(MODE_LEGS[request.mode], leg_request)
+        lists, degraded_reason = await self._run_legs(request.legs_to_run, leg_request)
         fusion_lists = [documents_of(ranked) for ranked in lists] if by_document else lists
         limit = self._fusion_limit(request)
         if request.mode is SearchMode.HYBRID:

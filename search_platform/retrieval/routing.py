@@ -33,8 +33,8 @@ class Route(enum.StrEnum):
 
 
 ROUTE_WEIGHTS: Mapping[Route, Mapping[Leg, float]] = MappingProxyType({
-    Route.LEXICAL: MappingProxyType({Leg.BM25: 1.0, Leg.DENSE: 0.5}),
-    Route.SEMANTIC: MappingProxyType({Leg.BM25: 0.5, Leg.DENSE: 1.0}),
+    Route.LEXICAL: MappingProxyType({Leg.BM25: 1.0, Leg.DENSE: 0.25}),
+    Route.SEMANTIC: MappingProxyType({Leg.BM25: 0.3, Leg.DENSE: 1.0}),
     Route.MIXED: MappingProxyType({Leg.BM25: 1.0, Leg.DENSE: 1.0}),
 })
 

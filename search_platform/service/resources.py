@@ -57,6 +57,7 @@ def build_search_service(settings: Settings, es: AsyncElasticsearch, embedder: E
     searcher = HybridSearcher(
         {
             Leg.BM25: BM25Retriever(es, settings.retrieval),
+            Leg.BM25_PASSAGE: BM25Retriever(es, settings.retrieval, leg=Leg.BM25_PASSAGE),
             Leg.DENSE: DenseRetriever(es, encoder, settings.retrieval),
         },
         rerank_stage=build_rerank_stage(settings.rerank),

@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from search_platform.config import RetrievalSettings
 from search_platform.domain.errors import InvalidQueryError
 from search_platform.domain.models import Filters, GroupBy, Leg, SearchMode, SearchResult
-from search_platform.retrieval.fusion import DEFAULT_ALPHA, DEFAULT_NORMALIZATION, DEFAULT_WEIGHT, Normalization
-from search_platform.retrieval.hybrid import HybridSearcher, SearchRequest
+from search_platform.retrieval.fusion import DEFAULT_ALPHA, DEFAULT_NORMALIZATION, FusionParams, Normalization
+from search_platform.retrieval.hybrid import HybridSearcher, SearchRequest, legs_for
 from search_platform.retrieval.routing import Route, classify_query, route_weights
 
 ROUTED = "routed"  # the fusion whose weights the query's route picks
+WEIGHTED_RRF = "weighted_rrf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +74,8 @@ class SearchService:
             raise InvalidQueryError(f"candidate_k must be at most {limits.max_candidate_k}")
         if candidate_k < top_k and params.mode is not SearchMode.HYBRID:
             raise InvalidQueryError(f"candidate_k ({candidate_k}) must be at least top_k ({top_k}) for one leg")
-        fusion = self._checked_fusion(params.fusion or limits.fusion)
+        fusion = self._checked_fusion(params.fusion or default_fusion(limits.fusion, weights_sent=params.weights
+                                                                      is not None))
         sent_weights = params.weights if params.weights is not None or fusion == ROUTED else self._default_weights
         route, weights = routed_weights(fusion, query, checked_weights(sent_weights), limits)
         return SearchRequest(
@@ -95,6 +97,7 @@ class SearchService:
             highlight=params.highlight,
             explain=params.explain,
             group_by=params.group_by,
+            legs=legs_for(params.mode, params.group_by, limits.lexical_unit),
             rerank=self._checked_rerank(params.rerank),
         )
 
@@ -144,6 +147,12 @@ def checked_window(params: SearchParams, *, page_size: int, limits: RetrievalSet
     return window
 
 
+def default_fusion(configured: str, *, weights_sent: bool) -> str:
+    """The fusion of a request that names none: the configured one, except that weights sent while the default is
+    routed (whose route picks the weights) ask for weighted RRF with those weights."""
+    return WEIGHTED_RRF if weights_sent and configured == ROUTED else configured
+
+
 def checked_weights(weights: Mapping[Leg, float] | None) -> dict[Leg, float]:
     """Per-leg weights: known legs, finite, at least 0, and not all 0 (an unset leg weighs 1.0)."""
     try:
@@ -152,7 +161,7 @@ def checked_weights(weights: Mapping[Leg, float] | None) -> dict[Leg, float]:
         raise InvalidQueryError(f"weights: {error}; legs are {', '.join(Leg)}") from error
     if not all(math.isfinite(weight) and weight >= 0 for weight in checked.values()):
         raise InvalidQueryError("weights must be finite and at least 0")
-    if all(checked.get(leg, DEFAULT_WEIGHT) == 0 for leg in Leg):
+    if all(FusionParams(weights=checked).weight(leg) == 0 for leg in Leg):
         raise InvalidQueryError("weights must not all be 0")
     return checked
 

@@ -24,7 +24,9 @@ class FusionParams:
     normalization: Normalization = DEFAULT_NORMALIZATION
 
     def weight(self, leg: Leg) -> float:
-        """Weight of one leg (1.0 when not set)."""
+        """Weight of one leg (1.0 when not set); the passage BM25 list takes the BM25 weight unless set."""
+        if leg is Leg.BM25_PASSAGE and leg not in self.weights:
+            return self.weight(Leg.BM25)
         return self.weights.get(leg, DEFAULT_WEIGHT)
 
 
@@ -115,11 +117,11 @@ def normalized_parts(
     return contributions, normalized
 
 
-def explain_params(params: FusionParams, names: Sequence[str]) -> dict[str, Any]:
-    """The named parameters as plain values (weights as a full per-leg map) for an explanation."""
+def explain_params(params: FusionParams, names: Sequence[str], legs: Sequence[Leg] = tuple(Leg)) -> dict[str, Any]:
+    """The named parameters as plain values (weights as a map over the legs that ran) for an explanation."""
     values: dict[str, Any] = {
         "rrf_k": params.rrf_k,
-        "weights": {leg.value: params.weight(leg) for leg in Leg},
+        "weights": {leg.value: params.weight(leg) for leg in legs},
         "alpha": params.alpha,
         "normalization": params.normalization.value,
     }

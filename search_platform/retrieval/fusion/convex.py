@@ -12,7 +12,9 @@ READS = ("alpha", "normalization")
 
 
 def fuse_convex(lists: Sequence[RankedList], params: FusionParams, *, limit: int | None = None) -> list[FusedHit]:
-    """Blend normalised leg scores by alpha (dense) and 1 - alpha (bm25). Reads alpha and normalization only."""
-    coefficients = {Leg.DENSE: params.alpha, Leg.BM25: 1.0 - params.alpha}
-    parts = normalized_parts(lists, NORMALIZERS[params.normalization], lambda leg: coefficients[leg])
+    """Blend normalised leg scores by alpha (dense) and 1 - alpha (bm25, shared equally by the lexical lists when
+    there are two). Reads alpha and normalization only."""
+    lexical = sum(1 for ranked in lists if ranked.leg is not Leg.DENSE) or 1
+    parts = normalized_parts(lists, NORMALIZERS[params.normalization],
+                             lambda leg: params.alpha if leg is Leg.DENSE else (1.0 - params.alpha) / lexical)
     return rank_by_parts(lists, parts, limit=limit)

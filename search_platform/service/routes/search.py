@@ -61,7 +61,8 @@ def to_explanation(hit: FusedHit, request: SearchRequest) -> ExplanationBody:
     """A hit's fused score taken apart by leg, with the parameters its fusion method read."""
     hybrid = request.mode is SearchMode.HYBRID
     fusion = request.fusion if hybrid else "none"
-    params = explain_params(request.fusion_params(), FUSION_READS.get(fusion, ())) if hybrid else {}
+    reads = FUSION_READS.get(fusion, ())
+    params = explain_params(request.fusion_params(), reads, request.legs_to_run) if hybrid else {}
     legs = {}
     for leg in Leg:
         if leg not in hit.legs and leg not in hit.contributions:

@@ -64,8 +64,11 @@ def test_dbsf_parts_are_weighted_three_sigma_scores():
 
 def test_every_fusion_says_which_params_it_reads():
     assert list(FUSION_READS) == list(FUSERS)
-    assert explain_params(TUNED, FUSION_READS["weighted_rrf"]) == {"rrf_k": 10,
-                                                                   "weights": {"bm25": 0.5, "dense": 2.0}}
+    assert explain_params(TUNED, FUSION_READS["weighted_rrf"], (Leg.BM25, Leg.DENSE)) == {
+        "rrf_k": 10, "weights": {"bm25": 0.5, "dense": 2.0}}
+    assert explain_params(TUNED, ("weights",), (Leg.BM25, Leg.BM25_PASSAGE, Leg.DENSE)) == {
+        "weights": {"bm25": 0.5, "bm25_passage": 0.5, "dense": 2.0}}
     assert explain_params(TUNED, FUSION_READS["convex"]) == {"alpha": 0.7, "normalization": "zscore"}
-    assert explain_params(FusionParams(), FUSION_READS["dbsf"]) == {"weights": {"bm25": 1.0, "dense": 1.0}}
+    assert explain_params(FusionParams(), FUSION_READS["dbsf"], (Leg.BM25, Leg.DENSE)) == {
+        "weights": {"bm25": 1.0, "dense": 1.0}}
     assert explain_params(FusionParams(), FUSION_READS["rrf"]) == {"rrf_k": 60}

@@ -59,7 +59,7 @@ def test_prose_words_drop_identifiers_and_punctuation():
 
 
 def test_route_weights_lean_to_the_leg_the_route_plays_to():
-    assert route_weights(Route.LEXICAL) == {Leg.BM25: 1.0, Leg.DENSE: 0.5}
-    assert route_weights(Route.SEMANTIC) == {Leg.BM25: 0.5, Leg.DENSE: 1.0}
+    assert route_weights(Route.LEXICAL) == {Leg.BM25: 1.0, Leg.DENSE: 0.25}
+    assert route_weights(Route.SEMANTIC) == {Leg.BM25: 0.3, Leg.DENSE: 1.0}
     assert route_weights(Route.MIXED) == {Leg.BM25: 1.0, Leg.DENSE: 1.0}
     assert set(ROUTE_WEIGHTS) == set(Route)

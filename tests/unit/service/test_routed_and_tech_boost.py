@@ -2,7 +2,7 @@ import pytest
 
 from search_platform.config import RetrievalSettings
 from search_platform.domain.errors import InvalidQueryError
-from search_platform.domain.models import FusedHit, Leg, LegScore, SearchMode
+from search_platform.domain.models import FusedHit, GroupBy, Leg, LegScore, SearchMode
 from search_platform.retrieval.hybrid import HybridSearcher
 from search_platform.retrieval.routing import Route
 from search_platform.service.routes.search import to_explanation
@@ -16,8 +16,8 @@ def service() -> SearchService:
 @pytest.mark.parametrize(
     ("query", "route", "weights"),
     [
-        ("json.JSONDecodeError", Route.LEXICAL, {Leg.BM25: 1.0, Leg.DENSE: 0.5}),
-        ("create a folder with any missing parents", Route.SEMANTIC, {Leg.BM25: 0.5, Leg.DENSE: 1.0}),
+        ("json.JSONDecodeError", Route.LEXICAL, {Leg.BM25: 1.0, Leg.DENSE: 0.25}),
+        ("create a folder with any missing parents", Route.SEMANTIC, {Leg.BM25: 0.3, Leg.DENSE: 1.0}),
         ("flatten a list of lists with itertools.chain", Route.MIXED, {Leg.BM25: 1.0, Leg.DENSE: 1.0}),
     ],
 )
@@ -57,9 +57,15 @@ def test_the_explanation_names_the_route_of_a_routed_search():
     request = service().resolve(SearchParams(query="json.JSONDecodeError", fusion="routed", explain=True))
     explanation = to_explanation(hit(), request)
     assert (explanation.fusion, explanation.route) == ("routed", "lexical")
-    assert explanation.params == {"rrf_k": 60, "weights": {"bm25": 1.0, "dense": 0.5}}
+    assert explanation.params == {"rrf_k": 10, "weights": {"bm25": 1.0, "dense": 0.25}}
+
+
+def test_the_explanation_weighs_the_passage_list_like_bm25_when_it_ran():
+    request = service().resolve(SearchParams(query="json.JSONDecodeError", explain=True, group_by=GroupBy.DOCUMENT))
+    assert to_explanation(hit(), request).params["weights"] == {"bm25": 1.0, "bm25_passage": 1.0, "dense": 0.25}
 
 
 def test_the_explanation_has_no_route_otherwise():
-    for params in (SearchParams(query="json.loads"), SearchParams(query="json.loads", mode=SearchMode.BM25)):
+    for params in (SearchParams(query="json.loads", fusion="rrf"),
+                   SearchParams(query="json.loads", mode=SearchMode.BM25)):
         assert to_explanation(hit(), service().resolve(params)).route is None

@@ -8,6 +8,7 @@ from search_platform.domain.errors import InvalidQueryError
 from search_platform.domain.models import Filters, GroupBy, Leg, SearchMode
 from search_platform.retrieval.fusion import FUSERS, FusionParams, Normalization
 from search_platform.retrieval.hybrid import HybridSearcher, SearchRequest
+from search_platform.retrieval.routing import Route
 from search_platform.service.search_service import SearchParams, SearchService
 
 
@@ -18,8 +19,18 @@ def service(**limits) -> SearchService:
 def test_defaults_fill_every_k():
     request = service(top_k=7, candidate_k=50, rrf_k=30).resolve(SearchParams(query="  hello  "))
     assert request == SearchRequest(query="hello", mode=SearchMode.HYBRID, index="sp-chunks", top_k=7,
-                                    candidate_k=50, rrf_k=30, filters=Filters(), window=100,
-                                    weights={Leg.BM25: 1.0, Leg.DENSE: 1.0})
+                                    candidate_k=50, rrf_k=30, filters=Filters(), window=100, fusion="routed",
+                                    route=Route.LEXICAL, weights={Leg.BM25: 1.0, Leg.DENSE: 0.25},
+                                    legs=(Leg.BM25, Leg.DENSE))
+
+
+def test_documents_in_hybrid_run_document_and_passage_bm25_beside_dense():
+    request = service().resolve(SearchParams(query="q", group_by=GroupBy.DOCUMENT))
+    assert request.legs == (Leg.BM25, Leg.BM25_PASSAGE, Leg.DENSE)
+    assert service(lexical_unit="document").resolve(
+        SearchParams(query="q", group_by=GroupBy.DOCUMENT)).legs == (Leg.BM25, Leg.DENSE)
+    assert service().resolve(SearchParams(query="q", mode=SearchMode.BM25, group_by=GroupBy.DOCUMENT)).legs == (
+        Leg.BM25,)
 
 
 def test_candidate_k_default_grows_to_top_k():
@@ -47,10 +58,17 @@ def test_hybrid_may_return_more_than_candidate_k_since_legs_add_up():
     assert (request.top_k, request.candidate_k) == (10, 5)
 
 
-def test_fusion_defaults_to_plain_rrf_with_default_params():
-    request = service().resolve(SearchParams(query="q"))
-    assert (request.fusion, request.weights, request.alpha, request.normalization) == (
-        "rrf", {Leg.BM25: 1.0, Leg.DENSE: 1.0}, 0.5, Normalization.MINMAX)
+def test_fusion_defaults_to_routed_rrf_with_the_route_weights():
+    request = service().resolve(SearchParams(query="how do I copy a directory tree"))
+    assert (request.fusion, request.route, request.weights, request.alpha, request.normalization) == (
+        "routed", Route.SEMANTIC, {Leg.BM25: 0.3, Leg.DENSE: 1.0}, 0.5, Normalization.MINMAX)
+
+
+def test_weights_sent_without_a_fusion_ask_for_weighted_rrf_when_the_default_is_routed():
+    request = service().resolve(SearchParams(query="q", weights={Leg.BM25: 2.0, Leg.DENSE: 1.0}))
+    assert (request.fusion, request.weights, request.route) == ("weighted_rrf", {Leg.BM25: 2.0, Leg.DENSE: 1.0},
+                                                                None)
+    assert service(fusion="rrf").resolve(SearchParams(query="q", weights={Leg.BM25: 2.0})).fusion == "rrf"
 
 
 def test_fusion_and_weights_default_to_the_settings():
@@ -84,8 +102,8 @@ def test_every_registered_fusion_is_accepted(fusion):
         (SearchParams(query="q", alpha=math.nan), "alpha must be between 0 and 1"),
         (SearchParams(query="q", weights={Leg.BM25: -1.0}), "at least 0"),
         (SearchParams(query="q", weights={Leg.BM25: math.inf}), "finite"),
-        (SearchParams(query="q", weights={Leg.BM25: 0.0, Leg.DENSE: 0.0}), "not all be 0"),
-        (SearchParams(query="q", weights={"sparse": 1.0}), "legs are bm25, dense"),  # type: ignore[dict-item]
+        (SearchParams(query="q", weights={Leg.BM25: 0.0, Leg.DENSE: 0.0}), "not all be 0"),  # passage follows bm25
+        (SearchParams(query="q", weights={"sparse": 1.0}), "legs are bm25, bm25_passage, dense"),  # type: ignore[dict-item]
         (SearchParams(query="q", normalization="l2"), "choose one of minmax, zscore"),  # type: ignore[arg-type]
     ],
 )
