@@ -1,0 +1,177 @@
+"""Which lexical evidence should hybrid fuse when results are documents: whole-document BM25, passage (chunk)
+BM25, or both as separate ranked lists? And with which RRF weights per query route?
+
+    .venv/bin/python benchmarks/lexical_lists.py \
+        --dataset datasets/gnu-info --dataset datasets/postgresql-docs --dataset datasets/rust-std \
+        --dataset datasets/golden/python-docs.json --corpus var/demo-corpus \
+        --out benchmarks/reports/lexical-lists.md
+
+Needs the platform up with a worker (`search-platform up --app`): each corpus is ingested once, through Celery,
+into the same evaluation index `search-platform eval` uses. For every query it records three document rankings
+(depth 50) through the platform's own search service: BM25 over document records, BM25 over chunks, dense; then
+fuses them offline with (weighted) RRF, fixed or by the query's route (retrieval/routing.py), and prints nDCG@10
+macro-averaged over the datasets (each weighs the same), per category and per dataset. `--runs FILE` keeps the
+rankings as JSON (they are reused when the file exists). Prints measured numbers only; it changes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from search_platform.config import load_settings
+from search_platform.domain.models import SearchMode
+from search_platform.evaluation.platform import PlatformSystem
+from search_platform.evaluation.session import load_eval_dataset, platform_session
+from search_platform.retrieval.routing import classify_query
+
+DEPTH = 50  # documents per list
+CATEGORIES = ("exact_match", "conceptual", "mixed")
+Lists = Mapping[str, Sequence[str]]  # list name (doc, passage, dense) -> doc ids, best first
+Weights = tuple[float, float, float]  # doc, passage, dense
+
+
+def collect(datasets: Sequence[Path], corpus: Path | None) -> dict[str, Any]:
+    """Every query's three document rankings, with its category, route and judgments, per dataset."""
+    settings = load_settings()
+    out: dict[str, Any] = {}
+    for path in datasets:
+        dataset = load_eval_dataset(path, corpus if path.is_file() else None)[0]
+        assert dataset.corpus is not None
+        with platform_session(settings, dataset.corpus, query_cache=True) as session:
+            document_level = session.service_with({"lexical_unit": "document"})
+            systems = {
+                "doc": PlatformSystem(SearchMode.BM25, document_level, session.index, session.loop, documents=DEPTH),
+                "passage": PlatformSystem(SearchMode.BM25, session.service_with({"lexical_unit": "chunk"}),
+                                          session.index, session.loop, documents=DEPTH),
+                "dense": PlatformSystem(SearchMode.SEMANTIC, document_level, session.index, session.loop,
+                                        documents=DEPTH),
+            }
+            out[dataset.name] = [
+                {"category": query.category, "route": classify_query(query.text).value,
+                 "relevance": dict(query.relevance),
+                 "lists": {name: [hit.doc_id for hit in system.search(query.text, top_k=DEPTH)]
+                           for name, system in systems.items()}}
+                for query in dataset.queries]
+        print(f"{dataset.name}: {len(dataset.queries)} queries", flush=True)
+    return out
+
+
+def ndcg_at_10(ranked: Sequence[str], relevance: Mapping[str, int]) -> float:
+    """nDCG@10 with graded gains 2^rel - 1 (the harness's definition)."""
+    dcg = sum((2 ** relevance.get(doc, 0) - 1) / math.log2(i + 2) for i, doc in enumerate(ranked[:10]))
+    ideal = sorted(relevance.values(), reverse=True)[:10]
+    idcg = sum((2**gain - 1) / math.log2(i + 2) for i, gain in enumerate(ideal))
+    return dcg / idcg if idcg else 0.0
+
+
+def rrf(lists: Lists, weights: Weights, *, k: int) -> list[str]:
+    """Weighted RRF of the doc, passage and dense lists (a weight of 0 leaves a list out)."""
+    scores: dict[str, float] = defaultdict(float)
+    for name, weight in zip(("doc", "passage", "dense"), weights, strict=True):
+        for rank, doc in enumerate(lists[name], start=1):
+            scores[doc] += weight / (k + rank)
+    return sorted(scores, key=lambda doc: -scores[doc])
+
+
+Ranker = Callable[[Lists, str], list[str]]  # (lists, route) -> ranking
+
+
+def fixed(weights: Weights, k: int) -> Ranker:
+    return lambda lists, _route: rrf(lists, weights, k=k)
+
+
+def routed(table: Mapping[str, Weights], k: int) -> Ranker:
+    return lambda lists, route: rrf(lists, table[route], k=k)
+
+
+def single(name: str) -> Ranker:
+    return lambda lists, _route: list(lists[name])
+
+
+def score(runs: Mapping[str, Any], ranker: Ranker) -> dict[str, dict[str, float]]:
+    """nDCG@10 per dataset: overall and per category."""
+    result: dict[str, dict[str, float]] = {}
+    for name, queries in runs.items():
+        values: dict[str, list[float]] = defaultdict(list)
+        for query in queries:
+            value = ndcg_at_10(ranker(query["lists"], query["route"]), query["relevance"])
+            values["all"].append(value)
+            values[query["category"]].append(value)
+        result[name] = {cat: sum(v) / len(v) for cat, v in values.items()}
+    return result
+
+
+def configurations() -> dict[str, Ranker]:
+    three_routes = {
+        "lexical 1,1,.25 semantic .5,.5,1 mixed 1,1,1": {"lexical": (1, 1, .25), "semantic": (.5, .5, 1),
+                                                        "mixed": (1, 1, 1)},
+        "lexical 1,1,.25 semantic .3,.3,1 mixed 1,1,1": {"lexical": (1, 1, .25), "semantic": (.3, .3, 1),
+                                                        "mixed": (1, 1, 1)},
+        "lexical 1,1,.5 semantic .5,.5,1 mixed 1,1,1": {"lexical": (1, 1, .5), "semantic": (.5, .5, 1),
+                                                       "mixed": (1, 1, 1)},
+        "lexical .5,1,.25 semantic .5,.5,1 mixed 1,1,1": {"lexical": (.5, 1, .25), "semantic": (.5, .5, 1),
+                                                         "mixed": (1, 1, 1)},
+    }
+    configs: dict[str, Ranker] = {"doc BM25 alone": single("doc"), "passage BM25 alone": single("passage"),
+                                  "dense alone": single("dense")}
+    for k in (10, 20, 60):
+        configs[f"rrf k={k} doc+dense"] = fixed((1, 0, 1), k)
+        configs[f"rrf k={k} passage+dense"] = fixed((0, 1, 1), k)
+        configs[f"rrf k={k} doc+passage+dense"] = fixed((1, 1, 1), k)
+        configs[f"rrf k={k} doc.5+passage.5+dense1"] = fixed((.5, .5, 1), k)
+        configs[f"routed k={k} doc+dense lexical 1/.5 semantic .5/1 mixed 1/1"] = routed(
+            {"lexical": (1, 0, .5), "semantic": (.5, 0, 1), "mixed": (1, 0, 1)}, k)
+        for label, table in three_routes.items():
+            configs[f"routed k={k} 3 lists {label}"] = routed(table, k)
+    return configs
+
+
+def report(runs: Mapping[str, Any], command: str) -> str:
+    names = list(runs)
+    lines = ["# Lexical lists for document results: document BM25, passage BM25, or both (nDCG@10)", "",
+             f"Command: `{command}`  ", "Datasets (queries): "
+             + ", ".join(f"{name} ({len(runs[name])})" for name in names), "",
+             "| configuration | macro | " + " | ".join(f"macro {c}" for c in CATEGORIES) + " | "
+             + " | ".join(f"{n} all/exact" for n in names) + " |",
+             "|---|---|" + "---|" * (len(CATEGORIES) + len(names))]
+    for label, ranker in configurations().items():
+        scores = score(runs, ranker)
+        macro = sum(s["all"] for s in scores.values()) / len(scores)
+        cats = [sum(s[c] for s in scores.values() if c in s) / sum(1 for s in scores.values() if c in s)
+                for c in CATEGORIES]
+        lines.append(f"| {label} | {macro:.3f} | " + " | ".join(f"{c:.3f}" for c in cats) + " | "
+                     + " | ".join(f"{scores[n]['all']:.3f}/{scores[n].get('exact_match', math.nan):.3f}"
+                                  for n in names) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dataset", type=Path, action="append", required=True)
+    parser.add_argument("--corpus", type=Path, help="corpus directory of a golden-set file")
+    parser.add_argument("--runs", type=Path, help="JSON of the rankings: read if it exists, else written")
+    parser.add_argument("--out", type=Path, help="Markdown report (printed too)")
+    args = parser.parse_args()
+    if args.runs is not None and args.runs.exists():
+        runs = json.loads(args.runs.read_text())
+    else:
+        runs = collect(args.dataset, args.corpus)
+        if args.runs is not None:
+            args.runs.write_text(json.dumps(runs))
+    datasets = " ".join(f"--dataset {path}" for path in args.dataset)
+    corpus = f" --corpus {args.corpus}" if args.corpus else ""
+    text = report(runs, f"python benchmarks/lexical_lists.py {datasets}{corpus}"
+                        + (f" --out {args.out}" if args.out else ""))
+    print(text)
+    if args.out is not None:
+        args.out.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
