@@ -56,7 +56,7 @@ def test_paraphrase_found_only_by_dense_comes_back_from_hybrid(client, corpus_in
 
 
 def test_hybrid_score_is_rrf_of_leg_ranks(client, corpus_index):
-    response = client.search("file paths os.path.join", mode="hybrid", index=corpus_index, rrf_k=60)
+    response = client.search("file paths os.path.join", mode="hybrid", index=corpus_index, rrf_k=60, fusion="rrf")
     assert response.rrf_k == 60
     for hit in response.hits:
         expected = sum(1 / (60 + leg.rank) for leg in hit.legs.values())

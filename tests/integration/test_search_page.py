@@ -3,6 +3,8 @@ stored record's, in every mode, for chunk and document results, with and without
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from search_platform_client import SearchClient
 
@@ -20,7 +22,7 @@ SHOWN_FIELDS = ("doc_id", "chunk_index", "title", "section", "text", "source", "
 
 @pytest.fixture(scope="module")
 def page_index(api: str, admin_key: str):
-    alias = "sp-test-page-corpus"
+    alias = f"sp-test-page-{uuid.uuid4().hex[:12]}"  # unique: concurrent runs never delete each other's index
     with SearchClient(api, timeout=60, api_key=admin_key) as sdk:
         job = sdk.ingest(DOCUMENTS, index=alias)
         assert sdk.wait_for_job(job.job_id, timeout_s=300).state == "done"
