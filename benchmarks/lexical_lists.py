@@ -167,7 +167,7 @@ def main() -> None:
     datasets = " ".join(f"--dataset {path}" for path in args.dataset)
     corpus = f" --corpus {args.corpus}" if args.corpus else ""
     text = report(runs, f"python benchmarks/lexical_lists.py {datasets}{corpus}"
-                        + (f" --out {args.out}" if args.out else ""))
+                        + (f" --runs {args.runs}" if args.runs else "") + (f" --out {args.out}" if args.out else ""))
     print(text)
     if args.out is not None:
         args.out.write_text(text)
