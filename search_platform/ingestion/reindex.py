@@ -41,6 +41,7 @@ from search_platform.backends.elasticsearch.mappings import (
     document_record_id,
     ensure_index,
     swap_alias,
+    versioned_index_name,
 )
 from search_platform.config import Settings
 from search_platform.domain.errors import IndexMissingError, SearchPlatformError
@@ -129,8 +130,9 @@ class Reindexer:
         before = inventory(self.client, alias)
         staging = staging_alias(alias, self.now())
         with translated_errors():
-            if self.client.indices.exists_alias(name=staging):
-                raise ReindexError(f"{staging} exists already: another re-index of {alias} started this second")
+            if (self.client.indices.exists_alias(name=staging)
+                    or self.client.indices.exists(index=versioned_index_name(staging))):
+                raise ReindexError(f"{staging} exists already: another re-index of {alias} started this millisecond")
         rebuilt = before.pairs - set(before.records)
         try:
             if not before.pairs:
@@ -212,8 +214,10 @@ class Reindexer:
 
 
 def staging_alias(alias: str, at: datetime) -> str:
-    """The alias a re-index builds under, e.g. sp-chunks-v2-r20261203101500 (index names are lower case)."""
-    return f"{alias}-v{MAPPING_VERSION}-r{at.astimezone(UTC):%Y%m%d%H%M%S}"
+    """The alias a re-index builds under, e.g. sp-chunks-v2-r20261203101500123 (to the millisecond, so two runs in
+    one second never build into the same index; index names are lower case)."""
+    at = at.astimezone(UTC)
+    return f"{alias}-v{MAPPING_VERSION}-r{at:%Y%m%d%H%M%S}{at.microsecond // 1000:03d}"
 
 
 def concrete_indices(client: Elasticsearch, alias: str) -> list[str]:

@@ -299,6 +299,6 @@ def test_current_index_is_re_embedded_from_its_records_and_catches_up(services, 
 
 
 def test_staging_alias_name():
-    at = datetime(2026, 12, 3, 10, 15, 0, tzinfo=UTC)
-    assert staging_alias("sp-chunks", at) == "sp-chunks-v2-r20261203101500"
+    at = datetime(2026, 12, 3, 10, 15, 0, 123456, tzinfo=UTC)
+    assert staging_alias("sp-chunks", at) == "sp-chunks-v2-r20261203101500123"
     assert is_current(f"{staging_alias('sp-chunks', at)}-v2", "sp-chunks")
