@@ -45,7 +45,7 @@ def _params(request: SearchRequest) -> dict[str, Any]:
         "candidate_k": request.candidate_k,
         "rrf_k": request.rrf_k,
         "alpha": request.alpha,
-        "weights": {leg.value: float(request.fusion_params().weight(leg)) for leg in request.legs_to_run},
+        "weights": request.fusion_params().leg_weights(request.legs_to_run),
         "normalization": request.normalization.value,
     }
 

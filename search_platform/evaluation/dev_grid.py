@@ -64,7 +64,8 @@ def default_grid(settings: RetrievalSettings) -> list[SweepConfig]:
              for k in (20, 60) for b, d in LEG_WEIGHTS]
     grid += [SweepConfig("convex", f"convex alpha={a:g} minmax",
                          params={"fusion": "convex", "alpha": a, "normalization": "minmax"}) for a in CONVEX_ALPHAS]
-    grid.append(SweepConfig("routed", "routed", params={"fusion": "routed"}))
+    if settings.fusion != "routed":  # else the baseline is this very configuration
+        grid.append(SweepConfig("routed", "routed", params={"fusion": "routed"}))
     grid += [SweepConfig("routed", f"routed {name}", params={"fusion": "routed"}, retrieval={"route_weights": table})
              for name, table in ROUTE_TABLES.items()]
     return grid

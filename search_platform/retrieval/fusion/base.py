@@ -29,6 +29,10 @@ class FusionParams:
             return self.weight(Leg.BM25)
         return self.weights.get(leg, DEFAULT_WEIGHT)
 
+    def leg_weights(self, legs: Sequence[Leg]) -> dict[str, float]:
+        """Each leg's weight by leg name, as explanations and search logs report them."""
+        return {leg.value: float(self.weight(leg)) for leg in legs}
+
 
 class FuseFn(Protocol):
     """Fuse ranked lists into one list ranked from 1, best first: every candidate is ranked, but hits are built
@@ -121,7 +125,7 @@ def explain_params(params: FusionParams, names: Sequence[str], legs: Sequence[Le
     """The named parameters as plain values (weights as a map over the legs that ran) for an explanation."""
     values: dict[str, Any] = {
         "rrf_k": params.rrf_k,
-        "weights": {leg.value: params.weight(leg) for leg in legs},
+        "weights": params.leg_weights(legs),
         "alpha": params.alpha,
         "normalization": params.normalization.value,
     }
