@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from search_platform.domain.timings import StageTiming
+
 
 class ContentType(enum.StrEnum):
     """How a document's content is written."""
@@ -119,6 +121,7 @@ class RankedList:
     leg: Leg
     hits: tuple[RankedHit, ...]
     took_ms: float = 0.0
+    encode_ms: float = 0.0  # the part of took_ms spent encoding the query (the dense leg)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,3 +178,4 @@ class SearchResult:
     rerank_reason: str | None = None
     degraded_reason: str | None = None  # set when a leg failed and the others answered alone
     leg_hit_ids: dict[Leg, tuple[str, ...]] = field(default_factory=dict)  # each leg's candidates, in rank order
+    stages: tuple[StageTiming, ...] = ()  # where took_ms went: encode, each leg, fusion, rerank, page

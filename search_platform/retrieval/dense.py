@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from elasticsearch import AsyncElasticsearch
 
@@ -26,9 +27,10 @@ class DenseRetriever:
         self._settings = settings
 
     async def retrieve(self, request: LegRequest) -> RankedList:
-        """Embed, search, rank; took_ms includes the encoding."""
+        """Embed, search, rank; took_ms includes the encoding, encode_ms is that part of it."""
         started = time.perf_counter()
         vector = await self._encoder.encode(request.text)
+        encode_ms = (time.perf_counter() - started) * 1000
         body = knn_body(
             vector,
             candidate_k=request.candidate_k,
@@ -42,4 +44,4 @@ class DenseRetriever:
         )
         async with async_translated_errors():
             response = await self._client.search(index=request.index, body=body)
-        return ranked_list_from_response(self.leg, response, started=started)
+        return replace(ranked_list_from_response(self.leg, response, started=started), encode_ms=encode_ms)

@@ -18,6 +18,7 @@ from search_platform.domain.models import (
     SearchMode,
     SearchResult,
 )
+from search_platform.domain.timings import Stage, StageTiming, StageTimings
 from search_platform.retrieval.base import LegRequest, Retriever
 from search_platform.retrieval.fusion import (
     DEFAULT_ALPHA,
@@ -125,25 +126,24 @@ class HybridSearcher:
         collapsed to documents before fusion (a document is fused once, at its best chunk's rank in each leg),
         and the BM25 leg may score whole documents."""
         started = time.perf_counter()
+        timings = StageTimings()
         by_document = request.group_by is GroupBy.DOCUMENT
         leg_request = LegRequest(text=request.query, index=request.index, candidate_k=request.candidate_k,
                                  filters=request.filters, tech_boost=request.tech_boost, unit=request.group_by)
         lists, degraded_reason = await self._run_legs(request.legs_to_run, leg_request)
-        fusion_lists = [documents_of(ranked) for ranked in lists] if by_document else lists
-        limit = self._fusion_limit(request)
-        if request.mode is SearchMode.HYBRID:
-            fused = self._fusers[request.fusion](fusion_lists, request.fusion_params(), limit=limit)
-        else:
-            fused = single_leg_hits(fusion_lists[0], limit=limit)
-        reranked, fetched = await self._reranked(request, fused)
-        if by_document:
-            in_window = list(reranked.hits[: request.fusion_window])
-            page = await self._with_passages(request, page_hits(in_window, page=request.page,
-                                                                 page_size=request.top_k))
-        else:
-            in_window = window_hits(reranked.hits, window=request.fusion_window, group_by=request.group_by)
-            page = await self._stored(request, page_hits(in_window, page=request.page, page_size=request.top_k),
-                                      fetched=fetched)
+        timings.extend(leg_stages(lists))
+        with timings.measure(Stage.FUSION):
+            fused = self._fused(request, [documents_of(ranked) for ranked in lists] if by_document else lists)
+        reranked, fetched = await self._reranked(request, fused, timings)
+        with timings.measure(Stage.PAGE):
+            if by_document:
+                in_window = list(reranked.hits[: request.fusion_window])
+                page = await self._with_passages(request, page_hits(in_window, page=request.page,
+                                                                     page_size=request.top_k))
+            else:
+                in_window = window_hits(reranked.hits, window=request.fusion_window, group_by=request.group_by)
+                page = await self._stored(request, page_hits(in_window, page=request.page,
+                                                             page_size=request.top_k), fetched=fetched)
         return SearchResult(
             mode=request.mode,
             hits=tuple(page),
@@ -154,7 +154,15 @@ class HybridSearcher:
             rerank_reason=reranked.reason,
             degraded_reason=degraded_reason,
             leg_hit_ids={ranked.leg: tuple(hit.chunk_id for hit in ranked.hits) for ranked in lists},
+            stages=timings.stages(),
         )
+
+    def _fused(self, request: SearchRequest, lists: Sequence[RankedList]) -> list[FusedHit]:
+        """The legs' lists fused (hybrid) or the one leg's hits passed through, up to the fusion limit."""
+        limit = self._fusion_limit(request)
+        if request.mode is SearchMode.HYBRID:
+            return self._fusers[request.fusion](lists, request.fusion_params(), limit=limit)
+        return single_leg_hits(lists[0], limit=limit)
 
     def _fusion_limit(self, request: SearchRequest) -> int:
         """How many fused hits to build: the window, or the rerank stage's top_n when it reaches further."""
@@ -214,22 +222,38 @@ class HybridSearcher:
         except TimeoutError as error:
             raise BackendUnavailableError(f"timed out after {self._leg_timeout_s:g} s") from error
 
-    async def _reranked(self, request: SearchRequest,
-                        fused: Sequence[FusedHit]) -> tuple[RerankOutcome, frozenset[str]]:
+    async def _reranked(self, request: SearchRequest, fused: Sequence[FusedHit],
+                        timings: StageTimings) -> tuple[RerankOutcome, frozenset[str]]:
         """The fused hits, their top_n rescored by the rerank stage when the request asks for it (their stored
         fields fetched first: the reranker reads the text), and the ids of the hits whose fields were fetched."""
         if not request.rerank:
             return RerankOutcome(hits=list(fused), reranked=False), frozenset()
         if self._rerank_stage is None:
             return RerankOutcome(hits=list(fused), reranked=False, reason="no reranker configured"), frozenset()
-        head = list(fused[: self._rerank_stage.top_n])
+        with timings.measure(Stage.RERANK):
+            return await self._rescored(request, fused, self._rerank_stage)
+
+    async def _rescored(self, request: SearchRequest, fused: Sequence[FusedHit],
+                        stage: RerankStage) -> tuple[RerankOutcome, frozenset[str]]:
+        """The rerank stage over the fused top_n, their stored fields fetched first."""
+        head = list(fused[: stage.top_n])
         found: Mapping[str, Passage] = {}
         if self._record_fetcher is not None and head:
             found = await self._record_fetcher.records(request.query, index=request.index,
                                                        chunk_ids=[shown_id(hit) for hit in head], highlight=False)
         stored = [hydrated(hit, found.get(shown_id(hit))) for hit in head] + list(fused[len(head):])
         fetched = frozenset(hit.chunk_id for hit in head if shown_id(hit) in found)
-        return await self._rerank_stage.apply(request.query, stored), fetched
+        return await stage.apply(request.query, stored), fetched
+
+
+def leg_stages(lists: Sequence[RankedList]) -> list[StageTiming]:
+    """Each answering leg's took_ms as a stage named by its leg, with the query encoding split out of it."""
+    stages: list[StageTiming] = []
+    for ranked in lists:
+        if ranked.encode_ms:
+            stages.append(StageTiming(Stage.ENCODE, ranked.encode_ms))
+        stages.append(StageTiming(ranked.leg.value, ranked.took_ms - ranked.encode_ms))
+    return stages
 
 
 def window_hits(fused: Sequence[FusedHit], *, window: int, group_by: GroupBy) -> list[FusedHit]:

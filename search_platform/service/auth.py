@@ -20,9 +20,11 @@ from search_platform.auth.errors import AuthenticationError, PermissionDeniedErr
 from search_platform.auth.indices import IndexPolicy
 from search_platform.auth.keys import ApiKey, Scope
 from search_platform.config import Settings
+from search_platform.domain.timings import Stage
 from search_platform.service.deps import ResourcesDep
 from search_platform.service.errors import error_response
 from search_platform.service.resources import Resources
+from search_platform.service.server_timing import request_timings
 
 BEARER = "bearer"
 API_KEY_HEADER = "x-api-key"
@@ -94,12 +96,14 @@ def authorize(request: Request, response: Response, resources: Resources, scope:
 
 
 def require(scope: Scope) -> Callable[..., Principal]:
-    """A dependency that admits keys holding `scope` and records the principal on request.state."""
+    """A dependency that admits keys holding `scope`, records the principal on request.state and times the check
+    as the request's auth stage."""
 
     def dependency(request: Request, response: Response, resources: ResourcesDep,
                    _bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER_SCHEME)] = None,
                    _api_key: Annotated[str | None, Depends(API_KEY_SCHEME)] = None) -> Principal:
-        principal = authorize(request, response, resources, scope)
+        with request_timings(request).measure(Stage.AUTH):
+            principal = authorize(request, response, resources, scope)
         request.state.principal = principal
         return principal
 

@@ -21,6 +21,7 @@ from redis.exceptions import RedisError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from search_platform.domain.models import Leg, SearchMode, SearchResult
+from search_platform.domain.timings import StageTiming
 from search_platform.ingestion.ingest_metrics import IngestCounters
 from search_platform.service.request_id import RequestIdMiddleware, with_request_id
 from search_platform.service.resources import Resources
@@ -28,6 +29,9 @@ from search_platform.service.resources import Resources
 METRICS_PATH = "/metrics"
 UNMATCHED_ROUTE = "unmatched"  # requests no route answered share one label value, whatever their path
 LATENCY_BUCKETS_S = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 10.0, 30.0)
+# one stage of a search takes from tens of microseconds (fusion) to tens of milliseconds (encoding, a leg)
+STAGE_BUCKETS_S = (0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05,
+                   0.1, 0.25, 0.5, 1.0, 2.5)
 # kombu's Redis transport keeps a queue's priority levels (other than 0) in lists named queue + sep + level.
 KOMBU_PRIORITY_SEPARATOR = "\x06\x16"
 KOMBU_PRIORITY_STEPS = (3, 6, 9)
@@ -41,6 +45,7 @@ class Metrics:
     http_latency: Histogram
     search_latency: Histogram
     leg_latency: Histogram
+    stage_latency: Histogram
     degraded: Counter
     errors: Counter
 
@@ -56,6 +61,9 @@ class Metrics:
                                      ["mode"], buckets=LATENCY_BUCKETS_S, registry=registry),
             leg_latency=Histogram("sp_es_leg_latency_seconds", "Elasticsearch latency of one retrieval leg.",
                                   ["leg"], buckets=LATENCY_BUCKETS_S, registry=registry),
+            stage_latency=Histogram("sp_search_stage_duration_seconds", "Duration of one stage of a search (auth, "
+                                    "encode, each leg, fusion, rerank, page, log; the Server-Timing stages) by mode.",
+                                    ["stage", "mode"], buckets=STAGE_BUCKETS_S, registry=registry),
             degraded=Counter("sp_search_degraded", "Searches answered by fewer legs than asked (a leg failed).",
                              ["mode"], registry=registry),
             errors=Counter("sp_errors", "Error responses by error type (the `error` field of the body).",
@@ -76,6 +84,11 @@ class Metrics:
             self.leg_latency.labels(leg=leg.value).observe(took_ms / 1000)
         if result.degraded_reason is not None:
             self.degraded.labels(mode=mode).inc()
+
+    def observe_stages(self, mode: SearchMode, stages: Iterable[StageTiming]) -> None:
+        """Record one search's stage durations."""
+        for stage in stages:
+            self.stage_latency.labels(stage=stage.name, mode=mode.value).observe(stage.ms / 1000)
 
     def count_error(self, error_type: str) -> None:
         """Count one error response."""

@@ -229,6 +229,9 @@ class SearchResponseBody(BaseModel):
     group_by: GroupBy
     took_ms: float
     leg_took_ms: dict[str, float]
+    timings_ms: dict[str, float] | None = Field(
+        default=None, description="explain=true: milliseconds per stage (auth, encode, each leg, fusion, rerank, "
+                                  "page, log), the stages of the Server-Timing header; null otherwise.")
     reranked: bool = Field(default=False, description="True when the fused top_n were reordered by the reranker.")
     rerank_reason: str | None = Field(default=None, description="Why a requested rerank did not happen (e.g. "
                                                                 "'budget exceeded': the fused order is kept).")

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 
 from search_platform.analytics.experiments import ARM_PARAMETERS
 from search_platform.auth.request_ids import RequestIds
 from search_platform.auth.tenancy import restrict_filters
 from search_platform.domain.models import Filters, FusedHit, Leg, SearchMode, SearchResult
+from search_platform.domain.timings import Stage, StageTiming
 from search_platform.retrieval.fusion import FUSION_READS, explain_params
 from search_platform.retrieval.hybrid import SearchRequest
 from search_platform.service.auth import SearchPrincipal, authorize_index
@@ -29,6 +30,8 @@ from search_platform.service.schemas import (
     WeightsBody,
 )
 from search_platform.service.search_service import SearchParams
+from search_platform.service.server_timing import HEADER as SERVER_TIMING
+from search_platform.service.server_timing import request_timings, server_timing
 
 router = APIRouter()
 
@@ -130,12 +133,16 @@ def to_response(request: SearchRequest, result: SearchResult) -> SearchResponseB
     responses=error_responses(*KEYED, *WITH_BODY, 404, 502),
 )
 async def search(
-    body: SearchBody, resources: ResourcesDep, principal: SearchPrincipal, metrics: MetricsDep, http: Request
+    body: SearchBody, resources: ResourcesDep, principal: SearchPrincipal, metrics: MetricsDep, http: Request,
+    reply: Response,
 ) -> SearchResponseBody:
     """Search in bm25, semantic or hybrid mode (fused by rrf, weighted_rrf, convex or dbsf); with a user_id or
     session_id, an experiment may assign an arm whose retrieval settings apply (parameters sent explicitly win:
-    a search pinning a parameter an experiment varies is left out of that experiment)."""
-    authorize_index(resources.settings, principal, body.index)
+    a search pinning a parameter an experiment varies is left out of that experiment). The Server-Timing header
+    gives the request's stages."""
+    timings = request_timings(http)
+    with timings.measure(Stage.AUTH):
+        authorize_index(resources.settings, principal, body.index)
     unit_id = body.user_id or body.session_id
     assignment = resources.analytics.assign(unit_id, pinned=pinned_parameters(body))
     params = SearchParams(
@@ -161,12 +168,19 @@ async def search(
     if assignment is not None:
         params = replace(params, **assignment.overrides)
     request, result = await resources.search.search(params)
+    timings.extend(result.stages)
+    with timings.measure(Stage.LOG):
+        request_ids = RequestIds(resources.redis, ttl_s=resources.settings.redis.job_ttl_s)
+        request_id = request_ids.claim_or_new(request_id_of(http), principal.tenant)
+        resources.analytics.record_search(request, result, request_id=request_id, unit_id=unit_id,
+                                          assignment=assignment)
+    stages = timings.stages()
     metrics.observe_search(result)
-    request_ids = RequestIds(resources.redis, ttl_s=resources.settings.redis.job_ttl_s)
-    request_id = request_ids.claim_or_new(request_id_of(http), principal.tenant)
-    resources.analytics.record_search(request, result, request_id=request_id, unit_id=unit_id,
-                                      assignment=assignment)
+    metrics.observe_stages(result.mode, stages)
+    reply.headers[SERVER_TIMING] = server_timing((*stages, StageTiming(Stage.SEARCH, result.took_ms)))
     response = to_response(request, result)
+    if request.explain:
+        response.timings_ms = {stage.name: stage.ms for stage in stages}
     response.request_id = request_id
     if assignment is not None:
         response.experiment, response.arm = assignment.experiment, assignment.arm

@@ -13,6 +13,7 @@ from redis import Redis
 
 from search_platform.domain.errors import BackendUnavailableError, InvalidQueryError
 from search_platform.domain.models import Leg, SearchMode, SearchResult
+from search_platform.domain.timings import StageTiming
 from search_platform.ingestion.ingest_metrics import IngestCounters
 from search_platform.service.errors import install_error_handlers
 from search_platform.service.metrics import (
@@ -170,3 +171,19 @@ def test_a_scrape_with_redis_down_reports_redis_up_zero_instead_of_failing() -> 
 
 def test_queue_keys_include_kombu_priority_lists() -> None:
     assert queue_keys("ingest") == ("ingest", "ingest\x06\x163", "ingest\x06\x166", "ingest\x06\x169")
+
+
+def test_stages_are_recorded_in_seconds_by_stage_and_mode() -> None:
+    metrics = Metrics.create()
+    metrics.observe_stages(SearchMode.HYBRID, [StageTiming("encode", 3.0), StageTiming("bm25", 4.0),
+                                               StageTiming("dense", 6.0)])
+    metrics.observe_stages(SearchMode.HYBRID, [StageTiming("encode", 2.0)])
+    metrics.observe_stages(SearchMode.SEMANTIC, [StageTiming("encode", 1.0)])
+    values = samples(metrics)
+    hybrid_encode = (("mode", "hybrid"), ("stage", "encode"))
+    assert values[("sp_search_stage_duration_seconds_count", hybrid_encode)] == 2
+    assert values[("sp_search_stage_duration_seconds_sum", hybrid_encode)] == pytest.approx(0.003 + 0.002)
+    assert values[("sp_search_stage_duration_seconds_count", (("mode", "semantic"), ("stage", "encode")))] == 1
+    bucket = "sp_search_stage_duration_seconds_bucket"
+    assert values[(bucket, (("le", "0.002"), *hybrid_encode))] == 1  # the 2 ms one
+    assert values[(bucket, (("le", "0.003"), *hybrid_encode))] == 2

@@ -158,6 +158,7 @@ class SearchResponse(BaseModel):
     group_by: GroupBy = "chunk"
     took_ms: float
     leg_took_ms: dict[str, float]
+    timings_ms: dict[str, float] | None = None  # explain=True: milliseconds per stage (Server-Timing's stages)
     reranked: bool = False
     rerank_reason: str | None = None
     degraded: bool = False

@@ -1,0 +1,53 @@
+"""A request's stage timings as an HTTP `Server-Timing` header (W3C Server Timing: `name;dur=ms;desc="..."`,
+comma separated), and the per-request recorder the auth dependency and the search route share."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from starlette.requests import Request
+
+from search_platform.domain.models import Leg
+from search_platform.domain.timings import Stage, StageTiming, StageTimings
+
+HEADER = "Server-Timing"
+TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # RFC 9110 token: what a metric name must be
+DESCRIPTIONS: dict[str, str] = {
+    Stage.AUTH: "API key and rate limit",
+    Stage.ENCODE: "query encoding",
+    Leg.BM25: "BM25 leg",
+    Leg.BM25_PASSAGE: "passage BM25 leg",
+    Leg.DENSE: "kNN leg after encoding",
+    Stage.FUSION: "fusion",
+    Stage.RERANK: "rerank with its stored fields",
+    Stage.PAGE: "stored fields, highlights and passages of the page",
+    Stage.LOG: "request id and search log",
+    Stage.SEARCH: "legs to page",
+}
+
+
+def timing_entry(stage: StageTiming, *, desc: str | None = None) -> str:
+    """One Server-Timing metric: `name;dur=1.23` (milliseconds), with `;desc="..."` when a description is given."""
+    if not TOKEN.fullmatch(stage.name):
+        raise ValueError(f"{stage.name!r} is not an HTTP token, so not a Server-Timing metric name")
+    entry = f"{stage.name};dur={stage.ms:.2f}"
+    if desc:
+        escaped = desc.replace("\\", "\\\\").replace('"', '\\"')
+        entry += f';desc="{escaped}"'
+    return entry
+
+
+def server_timing(stages: Iterable[StageTiming], *, descriptions: dict[str, str] | None = None) -> str:
+    """The Server-Timing header value of these stages, in order (DESCRIPTIONS by default)."""
+    described = DESCRIPTIONS if descriptions is None else descriptions
+    return ", ".join(timing_entry(stage, desc=described.get(stage.name)) for stage in stages)
+
+
+def request_timings(request: Request) -> StageTimings:
+    """This request's stage recorder (created on first use and kept on request.state)."""
+    timings = getattr(request.state, "timings", None)
+    if not isinstance(timings, StageTimings):
+        timings = StageTimings()
+        request.state.timings = timings
+    return timings
