@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from functools import cached_property, partial
 from typing import Any
 
@@ -21,6 +22,8 @@ from search_platform.ingestion.ingest_metrics import IngestCounters
 from search_platform.ingestion.jobs import Enqueue, JobStore
 from search_platform.ingestion.lifecycle import Tombstones, ingest_unless_deleted
 from search_platform.ingestion.queue import INGEST_TASK, enqueue_batch
+
+log = logging.getLogger(__name__)
 
 TRANSIENT_ERRORS = (BackendUnavailableError, RedisConnectionError, RedisTimeoutError)
 
@@ -57,7 +60,7 @@ class WorkerResources:
 
     @cached_property
     def bulk(self) -> BulkMode:
-        """Refresh off while large jobs load (search_platform/ingestion/bulk_mode.py)."""
+        """Refresh off while large jobs load, one refresh per job (search_platform/ingestion/bulk_mode.py)."""
         return BulkMode.build(self._settings, self.context.client)
 
     @cached_property
@@ -83,9 +86,13 @@ def register_tasks(app: Celery) -> None:
                 doc_ids = [d.doc_id for d in documents]
             except Exception:  # the payload itself may be what is missing
                 doc_ids = []
+            if store.last_to_settle(job_id, number):
+                try:
+                    resources.bulk.job_settled(job_id=job_id, index=store.get(job_id).index)
+                except Exception:  # most likely what made the batch fail; the failure below is what counts
+                    log.exception("job %s: could not refresh after its last batch failed", job_id)
             store.fail_batch(job_id, doc_ids, f"batch {number} failed: {exc}", batch=number)
             store.settled(job_id, number, enqueue)
-            resources.bulk.job_progressed(store.get(job_id))
             resources.counters.record_failed(len(doc_ids))
 
     @app.task(  # type: ignore[untyped-decorator]
@@ -107,9 +114,10 @@ def register_tasks(app: Celery) -> None:
         resources.bulk.job_started(store.get(job_id), dims=resources.context.embedder.dims, settings=settings)
         report = ingest_unless_deleted(documents, index=index, sequence=store.sequence(job_id),
                                        ctx=resources.context, tombstones=resources.tombstones)
+        if store.last_to_settle(job_id, batch_number):  # the job's one refresh, before it can read done
+            resources.bulk.job_settled(job_id=job_id, index=index)
         store.complete_batch(job_id, batch_number, report, worker=self.request.hostname or "unknown")
         store.settled(job_id, batch_number, enqueue)
-        resources.bulk.job_progressed(store.get(job_id))
         resources.counters.record(report)
         return {"documents": len(report.written), "failed": len(report.errors)}
 

@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 
 from elasticsearch import Elasticsearch
 
-from search_platform.backends.elasticsearch.errors import translated_errors
 from search_platform.backends.elasticsearch.mappings import document_record_id, ensure_index
 from search_platform.config import Settings
 from search_platform.domain.errors import InvalidDocumentError
@@ -65,7 +64,8 @@ def check_chunk_count(count: int, *, limit: int) -> None:
 
 def ingest_documents(documents: Sequence[Document], *, index: str, ctx: IngestContext) -> BulkReport:
     """Validate, chunk, embed and bulk-index documents, then their records; then delete the chunks their previous
-    records listed that this version no longer has (no refresh, no scan: the records are read in real time)."""
+    records listed that this version no longer has (no refresh, no scan: the records are read in real time); a
+    document whose stale chunks could not be deleted is reported failed with the reason."""
     chunks_by_doc, invalid = prepare(documents, ctx)
     report = BulkReport(errors=dict(invalid))
     all_chunks = [chunk for chunks in chunks_by_doc.values() for chunk in chunks]
@@ -93,9 +93,7 @@ def ingest_documents(documents: Sequence[Document], *, index: str, ctx: IngestCo
     stale = {doc_id: previous[record_of[doc_id]] - {chunk.chunk_id for chunk in chunks}
              for doc_id, chunks in complete.items() if doc_id not in record_errors and record_of[doc_id] in previous}
     report.errors.update(delete_chunks(ctx.client, index=index, stale=stale, options=options))
-    with translated_errors():  # a batch reported done is searchable (bulk mode relies on this too)
-        ctx.client.indices.refresh(index=index)
-    return report
+    return report  # no refresh: the job refreshes once, when its last batch settles (ingestion/bulk_mode.py)
 
 
 def write_document_records(documents: Sequence[Document], complete: dict[str, list[Chunk]], *, index: str,

@@ -1,10 +1,14 @@
-"""Bulk-load mode: while a large job writes to an index, turn periodic refresh off (and optionally replicas), then
-put the previous values back and refresh once when the last such job on that index settles (done or failed).
+"""Bulk-load mode, and the one refresh of each job.
 
-Several jobs may load one index at once: the jobs in bulk mode are a Redis set per index and the index's previous
-settings are saved once, by the first job, under a Redis lock; the last job to leave restores them. A job that never
-settles (its batches lost for good) leaves the index at refresh_interval -1; the writer's explicit refresh after each
-batch still makes its documents searchable, and `search-platform jobs resume` finishing the job restores it.
+No batch refreshes the index. When the last batch of a job settles (written or given up; JobStore.last_to_settle
+says which one that is), `job_settled` refreshes the index once, before that batch is recorded: so when a job's
+status says done (or failed), what it wrote is searchable.
+
+Large jobs also turn periodic refresh off (and optionally replicas) while they load: the jobs in bulk mode are a
+Redis set per index and the index's previous settings are saved once, by the first job, under a Redis lock; the
+last job to leave puts them back. A job that never settles (its batches lost for good) leaves the index at
+refresh_interval -1 and its status never says done; `search-platform jobs resume` finishing the job restores the
+index and refreshes it.
 """
 
 from __future__ import annotations
@@ -75,20 +79,25 @@ class BulkMode:
                 log.info("index %s in bulk mode for job %s", job.index, job.job_id)
             self.redis.sadd(self._jobs(job.index), job.job_id)
 
-    def job_progressed(self, job: JobStatus) -> None:
-        """Called after each batch settles: once the job is finished, the last job out restores the index."""
-        if not job.finished or not self.redis.sismember(self._jobs(job.index), job.job_id):
-            return
-        with self.redis.lock(f"{self.prefix}:{job.index}:lock", timeout=LOCK_TIMEOUT_S):
-            self.redis.srem(self._jobs(job.index), job.job_id)
-            saved = self.redis.get(self._saved(job.index))
-            if self.redis.scard(self._jobs(job.index)) or saved is None:
-                return
+    def job_settled(self, *, job_id: str, index: str) -> None:
+        """Called once the job's last batch has settled and before it is recorded: leave bulk mode (the last job
+        out restores the index's settings), then refresh the index once so the job is searchable when it is done."""
+        if self.redis.sismember(self._jobs(index), job_id):
+            with self.redis.lock(f"{self.prefix}:{index}:lock", timeout=LOCK_TIMEOUT_S):
+                self._leave(job_id=job_id, index=index)
+        with translated_errors():
+            self.client.indices.refresh(index=index)
+
+    def _leave(self, *, job_id: str, index: str) -> None:
+        """Take the job out of the index's bulk-mode set; the last one out first puts the saved settings back (if
+        that fails the job stays in the set, and the retried batch tries again)."""
+        saved = self.redis.get(self._saved(index))
+        if saved is not None and self.redis.scard(self._jobs(index)) <= 1:
             with translated_errors():
-                self.client.indices.put_settings(index=job.index, settings=json.loads(saved))
-                self.client.indices.refresh(index=job.index)
-            self.redis.delete(self._saved(job.index))
-            log.info("index %s back from bulk mode after job %s", job.index, job.job_id)
+                self.client.indices.put_settings(index=index, settings=json.loads(saved))
+            self.redis.delete(self._saved(index))
+            log.info("index %s back from bulk mode after job %s", index, job_id)
+        self.redis.srem(self._jobs(index), job_id)
 
     def _jobs(self, index: str) -> str:
         return f"{self.prefix}:{index}:jobs"

@@ -80,7 +80,8 @@ def document_from_json(data: dict[str, object]) -> Document:
 
 class JobStore:
     """Redis keys of one job: meta hash, batch payloads, chunks per done document, errors per document, done
-    batches (with the worker that did each), failed batches and deliveries per batch.
+    batches (with the worker that did each), failed batches, settled batches (those that stopped writing) and
+    deliveries per batch.
 
     Every count is the size of a hash or set keyed by document or batch, so a batch recorded twice (a retry, or
     a redelivery after its worker died) never counts twice."""
@@ -116,6 +117,19 @@ class JobStore:
                 enqueue(job_id, number)
         else:
             self.lanes.add(tenant, job_id, numbers, enqueue)
+
+    def last_to_settle(self, job_id: str, number: int) -> bool:
+        """Note that a batch wrote all it will (written, or given up); True when no batch of the job is left to,
+        i.e. this is the moment to make the job searchable, before its last batch is recorded. Atomic, so exactly
+        the batch that completes the set sees True (a redelivery of it sees True again, which is harmless)."""
+        key = self._key(job_id, "batches:settled")
+        pipe = self._redis.pipeline()  # MULTI/EXEC
+        pipe.sadd(key, str(number))
+        pipe.expire(key, self._ttl_s)
+        pipe.scard(key)
+        pipe.hget(self._key(job_id, "meta"), "batches")
+        _, _, settled, batches = pipe.execute()
+        return int(settled) >= int(batches or 0)
 
     def settled(self, job_id: str, number: int, enqueue: Enqueue) -> None:
         """A batch is done or gave up: free its tenant's slot so the lane's next batch is sent."""
@@ -224,6 +238,8 @@ class JobStore:
         failed = sorted(int(n) for n in self._redis.smembers(self._key(job_id, "batches:failed")))
         documents = {number: self.load_batch(job_id, number)[1] for number in failed}  # payloads must be there
         taken = [n for n in failed if self._redis.srem(self._key(job_id, "batches:failed"), str(n))]
+        if taken:  # they settle again when they re-run
+            self._redis.srem(self._key(job_id, "batches:settled"), *map(str, taken))
         doc_ids = [document.doc_id for number in taken for document in documents[number]]
         if doc_ids:
             self._redis.hdel(self._key(job_id, "errors"), *doc_ids)
