@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated
 
@@ -16,7 +17,7 @@ from search_platform.embeddings.base import Embedder
 from search_platform.embeddings.cache import with_passage_cache
 from search_platform.evaluation.platform import PlatformSystem
 from search_platform.evaluation.report import format_table, write_reports
-from search_platform.evaluation.runner import EvaluationReport, RetrievalSystem, run_evaluation
+from search_platform.evaluation.runner import EvaluationReport, RetrievalSystem, Stage, run_evaluation
 from search_platform.evaluation.session import load_eval_dataset, platform_session
 from search_platform.ingestion.pipeline import chunk_document
 
@@ -55,14 +56,23 @@ def _seed_system(corpus: Sequence[Document], settings: Settings, embedder: Embed
 
 def run_eval(settings: Settings, options: EvalOptions) -> tuple[EvaluationReport, list[Path]]:
     """Ingest (once per corpus), evaluate the requested modes and peer, write JSON/Markdown/PNG reports."""
+    started = time.perf_counter()
     dataset, corpus = load_eval_dataset(options.dataset, options.corpus)
+    stages = [Stage("load dataset", time.perf_counter() - started, f"{len(corpus)} documents")]
+    started = time.perf_counter()
     # uncached: every mode pays for its own query encoding, so latencies compare fairly
     with platform_session(settings, corpus, query_cache=False) as session:
+        stages.append(Stage("platform index", time.perf_counter() - started,
+                            f"{'reused' if session.index_reused else 'ingested through Celery'}: {session.index}"))
         systems: list[RetrievalSystem] = [PlatformSystem(mode, session.service, session.index, session.loop)
                                           for mode in options.modes]
         if options.peer == "seed":
+            started = time.perf_counter()
             systems.append(_seed_system(corpus, settings, with_passage_cache(session.embedder, settings.embedding)))
+            stages.append(Stage("seed peer index", time.perf_counter() - started,
+                                "chunk, embed (on-disk passage-vector cache) and load Chroma + rank_bm25"))
         report = run_evaluation(dataset, systems, top_k=options.top_k, fetch_k=100)
+    report = replace(report, stages=(*stages, *report.stages))
     return report, write_reports(report, json_out=options.json_out, report_dir=options.report_dir)
 
 

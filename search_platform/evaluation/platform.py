@@ -47,9 +47,17 @@ def corpus_fingerprint(corpus: Sequence[Document], settings: Settings) -> str:
     return digest.hexdigest()[:16]
 
 
+@dataclass(frozen=True, slots=True)
+class EvaluationIndex:
+    """The alias an evaluation searches, and whether an earlier run's index was reused (nothing re-embedded)."""
+
+    alias: str
+    reused: bool
+
+
 def ensure_evaluation_index(
     settings: Settings, corpus: Sequence[Document], celery: Celery, *, timeout_s: float = 7200.0
-) -> str:
+) -> EvaluationIndex:
     """Ingest the corpus through the normal Celery pipeline into sp-eval-<fingerprint>, unless already done."""
     alias = f"sp-eval-{corpus_fingerprint(corpus, settings)}"
     redis: Redis[bytes] = Redis.from_url(settings.redis.url)
@@ -57,7 +65,7 @@ def ensure_evaluation_index(
     es = build_client(settings.elasticsearch)
     try:
         if redis.get(marker) == b"done" and es.indices.exists_alias(name=alias):
-            return alias
+            return EvaluationIndex(alias, reused=True)
         if not celery.control.ping(timeout=2.0):
             raise EvaluationSetupError("no Celery worker answers: start one with `search-platform up --app`")
         delete_index(es, alias=alias)
@@ -69,7 +77,7 @@ def ensure_evaluation_index(
             first_errors = dict(list(status.errors.items())[:5])
             raise EvaluationSetupError(f"ingesting the corpus ended {status.state}: {first_errors}")
         redis.set(marker, "done")
-        return alias
+        return EvaluationIndex(alias, reused=False)
     finally:
         es.close()
         redis.close()

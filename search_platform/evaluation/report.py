@@ -80,6 +80,8 @@ def report_to_dict(report: EvaluationReport) -> dict[str, Any]:
         "bootstrap": {"seed": report.seed, "n_resamples": report.n_resamples, "confidence": CONFIDENCE},
         "retrievers": {name: _retriever_dict(report, name) for name in report.summaries},
         "comparisons": {key: _comparison_dict(c) for key, c in report.comparisons.items()},
+        "stages": [{"name": stage.name, "seconds": round(stage.seconds, 3), "detail": stage.detail}
+                   for stage in report.stages],
         "regression": None
         if regression is None
         else {
@@ -198,9 +200,17 @@ def render_markdown(report: EvaluationReport, *, plot_names: list[str] | None = 
         lines.append(_check_line("overall", report.regression.overall))
         lines += [_check_line(cat, check) for cat, check in report.regression.by_category.items()]
     lines += ["", "## Recommendation", "", *recommendation(report)]
+    if report.stages:
+        lines += ["", "## Where the time went", "", *_stage_table(report)]
     if plot_names:
         lines += ["", "## Plots", "", *(f"![{name}]({name})" for name in plot_names)]
     return "\n".join(lines) + "\n"
+
+
+def _stage_table(report: EvaluationReport) -> list[str]:
+    """Wall time of each step of the run, in order."""
+    rows = [f"| {stage.name} | {stage.seconds:.1f} | {stage.detail} |" for stage in report.stages]
+    return ["| stage | seconds | detail |", "|---|---|---|", *rows]
 
 
 def _row(name: str, summary: SystemSummary) -> str:
@@ -218,6 +228,8 @@ def format_table(report: EvaluationReport) -> str:
         lines.append(f"{key}: nDCG@10 {_delta(comparison.overall[VERDICT_METRIC])}")
     if report.regression is not None:
         lines.append(_check_line("regression", report.regression.overall).lstrip("- "))
+    if report.stages:
+        lines.append("stages: " + ", ".join(f"{stage.name} {stage.seconds:.1f} s" for stage in report.stages))
     return "\n".join(lines)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
 
@@ -101,6 +101,15 @@ class SystemSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class Stage:
+    """One step of an evaluation run and the wall time it took (detail: e.g. whether the index was reused)."""
+
+    name: str
+    seconds: float
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class EvaluationReport:
     """Everything one evaluation produced; report.py renders it, nothing here does I/O."""
 
@@ -116,6 +125,7 @@ class EvaluationReport:
     summaries: dict[str, SystemSummary]
     comparisons: dict[str, Comparison]
     regression: RegressionVerdict | None
+    stages: tuple[Stage, ...] = field(default=())
 
     @property
     def categories(self) -> dict[str, str]:
@@ -233,12 +243,15 @@ def run_evaluation(
     if fetch_k is not None and fetch_k < top_k:
         raise ValueError("fetch_k must be at least top_k")
     categories = {query.query_id: query.category for query in dataset.queries}
-    results = {
-        system.name: run_system(
+    results: dict[str, SystemResult] = {}
+    stages: list[Stage] = []
+    for system in systems:
+        started = time.perf_counter()
+        results[system.name] = run_system(
             system, dataset.queries, top_k=top_k, fetch_k=fetch_k, warmup_queries=warmup_queries, progress=progress
         )
-        for system in systems
-    }
+        stages.append(Stage(f"queries: {system.name}", time.perf_counter() - started,
+                            f"{len(dataset.queries)} queries + {min(warmup_queries, len(dataset.queries))} warm-up"))
     stats = {"n_resamples": n_resamples, "seed": seed}
     return EvaluationReport(
         dataset=dataset.name,
@@ -253,4 +266,5 @@ def run_evaluation(
         summaries={name: summarise(result, categories, **stats) for name, result in results.items()},
         comparisons=_comparisons(results, categories, **stats),
         regression=_regression(results, categories, **stats),
+        stages=tuple(stages),
     )

@@ -43,6 +43,7 @@ class PlatformSession:
     embedder: Embedder
     settings: Settings | None = None
     es: AsyncElasticsearch | None = None
+    index_reused: bool = False  # an earlier run's index for the same corpus, model, chunking and mapping
     _variants: dict[str, SearchService] = field(default_factory=dict)
 
     def service_with(self, retrieval: Mapping[str, Any]) -> SearchService:
@@ -73,7 +74,8 @@ def platform_session(settings: Settings, corpus: Sequence[Document], *, query_ca
         settings = settings.model_copy(
             update={"embedding": settings.embedding.model_copy(update={"query_cache_size": 0})})
     try:
-        yield PlatformSession(build_search_service(settings, es, embedder), index, loop, embedder, settings, es)
+        yield PlatformSession(build_search_service(settings, es, embedder), index.alias, loop, embedder, settings, es,
+                              index_reused=index.reused)
     finally:
         loop.run_until_complete(es.close())
         loop.close()

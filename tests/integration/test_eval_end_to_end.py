@@ -57,3 +57,9 @@ def test_eval_on_beir_directory(services, worker, tmp_path):
 
     again, _ = run_eval(services, options)  # the index is reused, not re-ingested
     assert again.summaries["hybrid"].overall == report.summaries["hybrid"].overall
+    stages = [stage.name for stage in report.stages]
+    assert stages[:3] == ["load dataset", "platform index", "seed peer index"]
+    assert set(stages[3:]) == {f"queries: {name}" for name in data["retrievers"]}
+    assert [stage.name for stage in again.stages] == stages
+    assert again.stages[1].detail.startswith("reused: sp-eval-")  # nothing re-embedded the second time
+    assert [stage["name"] for stage in data["stages"]] == stages

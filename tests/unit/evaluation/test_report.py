@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from search_platform.evaluation.report import format_table, render_markdown, report_to_dict, write_reports
+from search_platform.evaluation.runner import Stage
 
 QUALITY_KEYS = {"ndcg_at_10", "recall_at_5", "recall_at_10", "mrr"}
 
@@ -50,3 +52,15 @@ def test_format_table_lists_every_retriever(report):
     table = format_table(report)
     assert table.splitlines()[0].split()[:5] == ["retriever", "nDCG@10", "R@5", "R@10", "MRR"]
     assert all(name in table for name in ("bm25", "semantic", "hybrid", "seed", "hybrid_vs_semantic"))
+
+
+def test_stages_are_timed_per_system_and_rendered_everywhere(report):
+    assert [stage.name for stage in report.stages] == [
+        "queries: bm25", "queries: semantic", "queries: hybrid", "queries: seed"]
+    assert all(stage.seconds >= 0 and stage.detail == "12 queries + 1 warm-up" for stage in report.stages)
+    staged = replace(report, stages=(Stage("platform index", 12.25, "reused: sp-eval-abc"),))
+    assert render_markdown(staged).split("## Where the time went\n\n")[1].startswith(
+        "| stage | seconds | detail |\n|---|---|---|\n| platform index | 12.2 | reused: sp-eval-abc |\n")
+    assert report_to_dict(staged)["stages"] == [
+        {"name": "platform index", "seconds": 12.25, "detail": "reused: sp-eval-abc"}]
+    assert format_table(staged).splitlines()[-1] == "stages: platform index 12.2 s"
