@@ -21,7 +21,7 @@ DESCRIPTIONS: dict[str, str] = {
     Leg.DENSE: "kNN leg after encoding",
     Stage.FUSION: "fusion",
     Stage.RERANK: "rerank with its stored fields",
-    Stage.PAGE: "stored fields, highlights and passages of the page",
+    Stage.PAGE: "stored fields + highlights + passages of the page",
     Stage.LOG: "request id and search log",
     Stage.SEARCH: "legs to page",
 }

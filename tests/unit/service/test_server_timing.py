@@ -40,8 +40,9 @@ def test_the_header_lists_stages_in_order_comma_separated() -> None:
                                          'encode;dur=3.00;desc="query encoding"')
 
 
-def test_every_search_stage_has_a_description() -> None:
+def test_every_search_stage_has_a_description_that_naive_parsers_split_right() -> None:
     assert set(DESCRIPTIONS) == {*Stage, *Leg}
+    assert not any(mark in desc for desc in DESCRIPTIONS.values() for mark in ',;"\\')
 
 
 def test_a_request_keeps_one_recorder() -> None:
