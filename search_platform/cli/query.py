@@ -131,6 +131,9 @@ def print_explanations(console: Console, response: SearchResponse) -> None:
     console.print("explain · contributions sum to the score", style="bold")
     console.print(table(None, [("#", 4), ("fusion", None), ("leg", 5), ("rank", 4), ("raw", 8), ("norm", 6),
                                ("contrib", 7)], rows))
+    if response.timings_ms:
+        stages = " · ".join(f"{name} {ms:.1f}" for name, ms in response.timings_ms.items())
+        console.print(f"stages (ms) · {stages}", style="bold", overflow="fold")
 
 
 def emit(response: SearchResponse, output: OutputFormat, console: Console) -> None:

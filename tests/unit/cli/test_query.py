@@ -64,6 +64,14 @@ def test_print_results_shows_highlights_and_explanations():
     assert "rrf rrf_k=60" in text and "0.5000" in text
 
 
+def test_explain_prints_the_stage_timings() -> None:
+    explanation = {"fusion": "rrf", "params": {}, "score": 0.5, "legs": {}}
+    console = Console(record=True, width=200)
+    print_results(console, rerank_response(timings_ms={"auth": 0.42, "encode": 3.0, "bm25": 4.26},
+                                           hits=[hit(explanation=explanation).model_dump()]))
+    assert "stages (ms) · auth 0.4 · encode 3.0 · bm25 4.3" in console.export_text()
+
+
 def test_rerank_flag_is_sent_only_when_given():
     assert view_options(page=1, window=None, group_by="chunk", highlight=True, explain=False, rerank=True)[
         "rerank"] is True
