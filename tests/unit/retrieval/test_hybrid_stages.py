@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-from search_platform.domain.models import Leg, RankedList, SearchMode
-from search_platform.retrieval.base import LegRequest
+from search_platform.domain.models import Leg, SearchMode
 from search_platform.retrieval.hybrid import HybridSearcher, SearchRequest, leg_stages
 from search_platform.retrieval.rerank import RerankStage
 from tests.unit.retrieval.lists import scored
-
-
-@dataclass
-class FixedLeg:
-    leg: Leg
-    ranked: RankedList
-
-    async def retrieve(self, request: LegRequest) -> RankedList:
-        return self.ranked
-
+from tests.unit.retrieval.test_hybrid import FixedLeg
 
 BM25 = replace(scored(Leg.BM25, ("a", 9.0), ("b", 8.0)), took_ms=4.0)
 DENSE = replace(scored(Leg.DENSE, ("b", 0.8), ("c", 0.3)), took_ms=9.0, encode_ms=6.5)
