@@ -44,6 +44,16 @@ def server_timing(stages: Iterable[StageTiming], *, descriptions: dict[str, str]
     return ", ".join(timing_entry(stage, desc=described.get(stage.name)) for stage in stages)
 
 
+def parse_server_timing(value: str) -> dict[str, float]:
+    """name -> dur of a Server-Timing value written by server_timing (descriptions hold no commas)."""
+    stages: dict[str, float] = {}
+    for entry in value.split(","):
+        name, *params = (part.strip() for part in entry.split(";"))
+        durations = [float(param[4:]) for param in params if param.startswith("dur=")]
+        stages[name] = durations[0] if durations else 0.0
+    return stages
+
+
 def request_timings(request: Request) -> StageTimings:
     """This request's stage recorder (created on first use and kept on request.state)."""
     timings = getattr(request.state, "timings", None)

@@ -7,7 +7,13 @@ from starlette.requests import Request
 
 from search_platform.domain.models import Leg
 from search_platform.domain.timings import Stage, StageTiming
-from search_platform.service.server_timing import DESCRIPTIONS, request_timings, server_timing, timing_entry
+from search_platform.service.server_timing import (
+    DESCRIPTIONS,
+    parse_server_timing,
+    request_timings,
+    server_timing,
+    timing_entry,
+)
 
 
 def test_an_entry_is_name_and_duration_in_milliseconds() -> None:
@@ -51,3 +57,9 @@ def test_a_request_keeps_one_recorder() -> None:
     timings.record(Stage.AUTH, 1.0)
     assert request_timings(request) is timings
     assert request_timings(request).stages() == (StageTiming("auth", 1.0),)
+
+
+def test_a_header_parses_back_to_its_stages() -> None:
+    stages = [StageTiming(Stage.AUTH, 0.25), StageTiming(Leg.DENSE, 6.125), StageTiming(Stage.PAGE, 2.0)]
+    assert parse_server_timing(server_timing(stages)) == {"auth": 0.25, "dense": 6.12, "page": 2.0}
+    assert parse_server_timing("a;dur=1, b;desc=x, c") == {"a": 1.0, "b": 0.0, "c": 0.0}
