@@ -127,6 +127,30 @@ def to_response(request: SearchRequest, result: SearchResult) -> SearchResponseB
     )
 
 
+def to_params(body: SearchBody, *, tenant: str | None) -> SearchParams:
+    """Wire search -> the service's parameters, its filters restricted to the key's tenant."""
+    return SearchParams(
+        query=body.query,
+        mode=body.mode,
+        top_k=body.top_k,
+        page=body.page,
+        page_size=body.page_size,
+        window=body.window,
+        highlight=body.highlight,
+        explain=body.explain,
+        group_by=body.group_by,
+        candidate_k=body.candidate_k,
+        rrf_k=body.rrf_k,
+        filters=restrict_filters(to_filters(body.filters), tenant),
+        index=body.index,
+        fusion=body.fusion,
+        weights=to_weights(body.weights),
+        alpha=body.alpha,
+        normalization=body.normalization,
+        rerank=body.rerank,
+    )
+
+
 @router.post(
     "/v1/search",
     response_model=SearchResponseBody,
@@ -145,26 +169,7 @@ async def search(
         authorize_index(resources.settings, principal, body.index)
     unit_id = body.user_id or body.session_id
     assignment = resources.analytics.assign(unit_id, pinned=pinned_parameters(body))
-    params = SearchParams(
-        query=body.query,
-        mode=body.mode,
-        top_k=body.top_k,
-        page=body.page,
-        page_size=body.page_size,
-        window=body.window,
-        highlight=body.highlight,
-        explain=body.explain,
-        group_by=body.group_by,
-        candidate_k=body.candidate_k,
-        rrf_k=body.rrf_k,
-        filters=restrict_filters(to_filters(body.filters), principal.tenant),
-        index=body.index,
-        fusion=body.fusion,
-        weights=to_weights(body.weights),
-        alpha=body.alpha,
-        normalization=body.normalization,
-        rerank=body.rerank,
-    )
+    params = to_params(body, tenant=principal.tenant)
     if assignment is not None:
         params = replace(params, **assignment.overrides)
     request, result = await resources.search.search(params)
