@@ -6,6 +6,7 @@ Built once (get_settings / Settings(...)) and passed down; nothing here runs at 
 from __future__ import annotations
 
 import enum
+import importlib.util
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -404,6 +405,26 @@ class Settings(BaseSettings):
             raise ValueError("redis.visibility_timeout_s must exceed ingestion.task_time_limit_s, or a batch still "
                              "running is redelivered to a second worker")
         return self
+
+    @model_validator(mode="after")
+    def _torch_extra_installed(self) -> Settings:
+        needs = []
+        if self.embedding.backend == "sentence-transformers":
+            needs.append("embedding.backend=sentence-transformers (SP_EMBEDDING__BACKEND=onnx needs no torch)")
+        if self.rerank.model_path is not None:
+            needs.append("rerank.model_path (a CrossEncoder)")
+        if needs and not all(_importable(module) for module in ("torch", "sentence_transformers")):
+            raise ValueError(f"{' and '.join(needs)}: needs torch and sentence-transformers, not installed; "
+                             "install the torch extra: uv pip install -e '.[torch]'")
+        return self
+
+
+def _importable(module: str) -> bool:
+    """Whether a top-level module can be imported (found without importing it)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:
+        return False
 
 
 class SettingsError(RuntimeError):

@@ -1,16 +1,23 @@
-"""ONNX Runtime backend: the same tokenizer, truncation, mean pooling and L2 normalisation as sentence-transformers."""
+"""ONNX Runtime backend: the same tokenizer, truncation, mean pooling and L2 normalisation as sentence-transformers.
+
+Needs neither torch nor transformers: the tokenizer is the model's tokenizer.json run by `tokenizers` (the fast
+tokenizer transformers itself wraps), the graph comes from onnx_export.
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from search_platform.embeddings.onnx_export import INPUT_NAMES, ensure_onnx_model, max_seq_length
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 
 def mean_pool_normalised(token_embeddings: npt.NDArray[np.float32], mask: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
@@ -23,16 +30,29 @@ def mean_pool_normalised(token_embeddings: npt.NDArray[np.float32], mask: npt.ND
     return normalised
 
 
+def load_tokenizers(model_path: Path, max_length: int) -> tuple[Tokenizer, Tokenizer]:
+    """The model's tokenizer.json twice: for batches (padded to the longest text, truncated at max_length, as
+    sentence-transformers calls it) and bare (no padding, no truncation) for counting tokens."""
+    from tokenizers import Tokenizer
+
+    batch = Tokenizer.from_file(str(model_path / "tokenizer.json"))
+    pad = batch.padding or {"pad_id": 0, "pad_type_id": 0, "pad_token": "[PAD]"}  # the file's fixed 128 is replaced
+    batch.enable_padding(pad_id=pad["pad_id"], pad_type_id=pad["pad_type_id"], pad_token=pad["pad_token"])
+    batch.enable_truncation(max_length=max_length)
+    bare = Tokenizer.from_file(str(model_path / "tokenizer.json"))
+    bare.no_padding()
+    bare.no_truncation()
+    return batch, bare
+
+
 class OnnxEmbedder:
     """Embeds with an ONNX export of the model, run by onnxruntime on the CPU."""
 
     def __init__(self, model_path: Path | None = None, *, cache_dir: Path, quantize: bool = False,
                  batch_size: int = 32, threads: int | None = None) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
         import onnxruntime as ort
-        from transformers import AutoTokenizer
 
-        from search_platform.embeddings.sentence_transformers import packaged_model_path
+        from search_platform.embeddings.registry import packaged_model_path
 
         path = model_path or packaged_model_path()
         self.onnx_path = ensure_onnx_model(path, cache_dir, quantize=quantize)
@@ -41,8 +61,8 @@ class OnnxEmbedder:
         options.inter_op_num_threads = 1
         self._session: Any = ort.InferenceSession(str(self.onnx_path), options, providers=["CPUExecutionProvider"])
         self._inputs = [i.name for i in self._session.get_inputs() if i.name in INPUT_NAMES]
-        self._tokenizer: Any = AutoTokenizer.from_pretrained(str(path))
         self._max_length = max_seq_length(path)
+        self._tokenizer, self._counter = load_tokenizers(path, self._max_length)
         self._batch_size = batch_size
         self._dims = int(self._session.get_outputs()[0].shape[-1])
 
@@ -72,13 +92,14 @@ class OnnxEmbedder:
 
     def count_tokens(self, text: str) -> int:
         """Wordpiece tokens of text, without [CLS]/[SEP]."""
-        return len(self._tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
+        return len(self._counter.encode(text, add_special_tokens=False).ids)
 
     def _encode(self, texts: list[str]) -> npt.NDArray[np.float32]:
         """Unit vectors of one batch."""
         stripped = [text.strip() for text in texts]  # sentence-transformers strips too
-        encoded = self._tokenizer(stripped, padding=True, truncation=True, max_length=self._max_length,
-                                  return_tensors="np")
-        feeds = {name: encoded[name].astype(np.int64) for name in self._inputs}
+        encodings = self._tokenizer.encode_batch(stripped)
+        arrays = {"input_ids": [e.ids for e in encodings], "attention_mask": [e.attention_mask for e in encodings],
+                  "token_type_ids": [e.type_ids for e in encodings]}
+        feeds = {name: np.array(arrays[name], dtype=np.int64) for name in self._inputs}
         (token_embeddings,) = self._session.run(None, feeds)
-        return mean_pool_normalised(token_embeddings, encoded["attention_mask"])
+        return mean_pool_normalised(token_embeddings, np.array(arrays["attention_mask"]))

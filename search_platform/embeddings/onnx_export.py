@@ -1,5 +1,7 @@
-"""Export the packaged sentence-transformers model to ONNX once, cached by content hash, written atomically.
+"""Export the embedding model to ONNX once, cached by content hash, written atomically.
 
+BERT and MPNet models are written out by onnx_graph from their safetensors, without torch; any other architecture
+(a model_path of another kind) falls back to torch.onnx.export, which needs the `torch` extra.
 Run `python -m search_platform.embeddings.onnx_export` at set-up to pre-build the fp32 and int8 models.
 """
 
@@ -10,14 +12,15 @@ import json
 import os
 import uuid
 from collections.abc import Callable
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 OPSET = 17
-INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
+INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")  # what a graph may take; MPNet's lacks token types
 OUTPUT_NAME = "token_embeddings"
-_EXPORT_FORMAT = 1  # bump when the export code changes what it writes
+GRAPH_MODEL_TYPES = frozenset({"bert", "mpnet"})  # written out by onnx_graph (no torch); others use torch.onnx
+_EXPORT_FORMAT = 2  # bump when the export code changes what it writes (2: onnx_graph, no torch, for BERT and MPNet)
 
 
 def max_seq_length(model_path: Path) -> int:
@@ -26,11 +29,20 @@ def max_seq_length(model_path: Path) -> int:
     return int(config["max_seq_length"])
 
 
+def model_type(model_path: Path) -> str:
+    """The `model_type` of the model's config.json (e.g. bert, mpnet); empty if it has none."""
+    config = model_path / "config.json"
+    return str(json.loads(config.read_text()).get("model_type", "")) if config.is_file() else ""
+
+
 def cache_key(model_path: Path, *, quantize: bool) -> str:
     """Hash of every model file and of the export settings: a new model or exporter gets a new file."""
     digest = hashlib.sha256()
-    settings = {"format": _EXPORT_FORMAT, "opset": OPSET, "quantize": quantize, "inputs": INPUT_NAMES,
-                "torch": version("torch"), "onnxruntime": version("onnxruntime"), "onnx": version("onnx")}
+    settings: dict[str, object] = {
+        "format": _EXPORT_FORMAT, "opset": OPSET, "quantize": quantize, "inputs": INPUT_NAMES,
+        "onnxruntime": version("onnxruntime"), "onnx": version("onnx"), "exporter": _exporter(model_path)}
+    if settings["exporter"] == "torch":
+        settings["torch"] = _installed_version("torch")
     digest.update(json.dumps(settings, sort_keys=True).encode())
     for file in sorted(p for p in model_path.rglob("*") if p.is_file()):
         digest.update(f"{file.relative_to(model_path).as_posix()}\x1f".encode())
@@ -70,6 +82,31 @@ def _write_atomically(target: Path, write: Callable[[Path], None]) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def _installed_version(name: str) -> str | None:
+    """The installed version of a distribution, None if it is not installed."""
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
+
+
+def _exporter(model_path: Path) -> str:
+    """"graph" (onnx_graph, no torch) for the model types it writes out, else "torch"."""
+    return "graph" if model_type(model_path) in GRAPH_MODEL_TYPES else "torch"
+
+
+def _export(model_path: Path, out: Path) -> None:
+    """The fp32 ONNX model of model_path's encoder, written to out."""
+    if _exporter(model_path) == "graph":
+        import onnx
+
+        from search_platform.embeddings.onnx_graph import build_encoder
+
+        onnx.save(build_encoder(model_path), str(out))
+    else:
+        _torch_export(model_path, out)
+
+
 def _token_embedding_module(model_path: Path) -> Any:
     """The eval-mode transformer, returning its last hidden state (pooling happens outside the graph)."""
     import torch
@@ -88,10 +125,14 @@ def _token_embedding_module(model_path: Path) -> Any:
     return TokenEmbeddings(model).eval()
 
 
-def _export(model_path: Path, out: Path) -> None:
-    """torch.onnx.export of the transformer with dynamic batch and sequence axes."""
-    import torch
-    from transformers import AutoTokenizer
+def _torch_export(model_path: Path, out: Path) -> None:
+    """torch.onnx.export of the transformer with dynamic batch and sequence axes (needs the `torch` extra)."""
+    try:
+        import torch
+        from transformers import AutoTokenizer
+    except ImportError as error:
+        raise RuntimeError(f"{model_path}: only {sorted(GRAPH_MODEL_TYPES)} models export to ONNX without torch; "
+                           "this one needs the torch extra: uv pip install -e '.[torch]'") from error
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     tokenizer = AutoTokenizer.from_pretrained(str(model_path))
@@ -117,10 +158,10 @@ def _quantize(source: Path, out: Path) -> None:
 def main() -> None:
     """Pre-build the fp32 and int8 ONNX models for the configured embedding settings."""
     from search_platform.config import get_settings
-    from search_platform.embeddings.sentence_transformers import packaged_model_path
+    from search_platform.embeddings.registry import model_directory
 
     settings = get_settings().embedding
-    model_path = settings.model_path or packaged_model_path()
+    model_path = model_directory(settings.model, model_path=settings.model_path, cache_dir=settings.model_cache_dir)
     for quantize in (False, True):
         print(ensure_onnx_model(model_path, settings.onnx_cache_dir, quantize=quantize))
 

