@@ -156,7 +156,8 @@ def query(
                                                )] = None,
     group_by: Annotated[str, typer.Option(help="chunk | document")] = "chunk",
     highlight: Annotated[bool, typer.Option(help="Show highlighted fragments instead of the text's start.")] = True,
-    explain: Annotated[bool, typer.Option(help="Also print each leg's contribution to each score.")] = False,
+    explain: Annotated[bool, typer.Option(help="Also print each leg's contribution to each score and the stage "
+                                                   "timings.")] = False,
     fusion: Annotated[str | None, typer.Option(
         help=f"Hybrid fusion: {' | '.join(get_args(Fusion))} (routed: weights by query type).")] = None,
     alpha: Annotated[float | None, typer.Option(help="convex: weight of dense, in [0, 1].")] = None,
