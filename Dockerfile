@@ -15,8 +15,11 @@ COPY pyproject.toml ./
 COPY search_platform ./search_platform
 COPY workers ./workers
 COPY infra ./infra
-# the SDK first: the server depends on it (search-platform-client), and it is not on an index
-RUN pip install ./clients/python && pip install . && rm -rf build *.egg-info
+# the SDK too: the server depends on it (search-platform-client), and it is not on an index. uv, not pip: it reads
+# pyproject's [tool.uv], which drops the model package's declared sentence-transformers, so the image carries no
+# torch (nor CUDA) and the services embed with the ONNX backend (torch is the `torch` extra)
+RUN pip install uv && uv pip install --system --no-cache ./clients/python . && pip uninstall -y uv && rm -rf build *.egg-info
+ENV SP_EMBEDDING__BACKEND=onnx
 
 USER app
 EXPOSE 8000

@@ -146,7 +146,8 @@ def test_published_ports_are_loopback_only(config: dict[str, Any]) -> None:
 def test_dockerfile_installs_the_package_on_python_311_slim() -> None:
     text = (ROOT / "Dockerfile").read_text()
     assert "FROM python:3.11-slim" in text
-    assert "RUN pip install ." in text
+    assert "uv pip install --system --no-cache ./clients/python ." in text  # uv honours [tool.uv]: no torch
+    assert "ENV SP_EMBEDDING__BACKEND=onnx" in text
     assert "USER app" in text
 
 
