@@ -73,7 +73,7 @@ def test_fp32_matches_sentence_transformers(fp32: OnnxEmbedder, torch_vectors) -
 
 @pytest.mark.slow
 def test_int8_stays_close_to_sentence_transformers(cache_dir: Path, torch_vectors) -> None:
-    """int8 dynamic quantisation keeps every vector close to the torch one (measured: min 0.974, mean 0.991)."""
+    """int8 dynamic quantisation keeps every vector close to the torch one (measured: min 0.978, mean 0.990)."""
     int8 = OnnxEmbedder(cache_dir=cache_dir, quantize=True)
     cosines = _cosines(int8, torch_vectors[0])
     assert cosines.min() >= 0.95
