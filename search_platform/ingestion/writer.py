@@ -42,6 +42,9 @@ def write_actions(
             initial_backoff=options.initial_backoff_s,
             raise_on_error=False,
             raise_on_exception=True,
+            # writes go through the versioned index's alias; if it vanished (deleted while a batch embedded), a
+            # write must fail with a reason, not auto-create a concrete index with a guessed mapping
+            require_alias=True,
         ):
             result = next(iter(item.values()))
             doc_id = doc_of[result["_id"]]
