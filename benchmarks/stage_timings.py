@@ -3,9 +3,10 @@
 Usage: .venv/bin/python benchmarks/stage_timings.py [--api URL] [--index ALIAS] [--rounds N] [--golden FILE]
        [--modes bm25,semantic,hybrid]
 
-Every request has a fresh query text (no query-vector cache hits). Prints, per mode, the p50 and p95 of each stage
-(auth, encode, each leg, fusion, rerank, page, log, search) and of the client's wall time, and the p50 of what the
-stages do not cover: wall - (auth + search + log), the HTTP framework and the network.
+Every request has a query text no run sent before (a random salt per run: no query-vector cache hits). Prints,
+per mode, the p50 and p95 of each stage (auth, encode, each leg, fusion, rerank, page, log, search) and of the
+client's wall time, and of what the stages do not cover: wall - (auth + search + log), the HTTP framework and
+the network.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+import uuid
 from collections import defaultdict
 from pathlib import Path
 
@@ -27,14 +29,15 @@ WALL = "wall (client)"
 OUTSIDE = "outside stages"
 
 
-def measure(http: httpx.Client, queries: list[str], *, modes: list[str], rounds: int, index: str | None
-            ) -> dict[str, dict[str, list[float]]]:
+def measure(http: httpx.Client, queries: list[str], *, modes: list[str], rounds: int, index: str | None,
+            salt: str) -> dict[str, dict[str, list[float]]]:
     """mode -> stage -> milliseconds of each request (stages a request did not run are absent for it)."""
     seen: dict[str, dict[str, list[float]]] = {mode: defaultdict(list) for mode in modes}
     for round_number in range(rounds):
         for query in queries:
             for mode_number, mode in enumerate(modes):
-                text = f"{query} {round_number * len(modes) + mode_number}"  # never a cached query vector
+                # a text no run and no mode sent before: never a cached query vector
+                text = f"{query} {salt}{round_number * len(modes) + mode_number}"
                 started = time.perf_counter()
                 response = http.post("/v1/search", json={"query": text, "mode": mode, "top_k": 10,
                                                          **({"index": index} if index else {})})
@@ -61,8 +64,9 @@ def main() -> None:
     modes = args.modes.split(",")
     with run_api_key(load_settings(), name="bench-stage-timings", scopes="search") as api_key, \
             httpx.Client(base_url=args.api, headers={"Authorization": f"Bearer {api_key}"}, timeout=60) as http:
-        measure(http, queries[:1], modes=modes, rounds=1, index=args.index)  # warm-up
-        seen = measure(http, queries, modes=modes, rounds=args.rounds, index=args.index)
+        salt = uuid.uuid4().hex[:8]
+        measure(http, queries[:1], modes=modes, rounds=1, index=args.index, salt=f"w{salt}")  # warm-up
+        seen = measure(http, queries, modes=modes, rounds=args.rounds, index=args.index, salt=salt)
     for mode in modes:
         print(f"\n{mode}: {len(seen[mode][WALL])} requests")
         print(f"  {'stage':<16}{'p50 ms':>9}{'p95 ms':>9}")
