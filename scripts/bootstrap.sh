@@ -49,3 +49,7 @@ if ! grep -q '^SP_KIBANA_SYSTEM_PASSWORD=' .env; then
   umask 077
   echo "SP_KIBANA_SYSTEM_PASSWORD=$(.venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(24))')" >> .env
 fi
+
+# The default embedding backend is ONNX: write the model's fp32 and int8 graphs now (cached by content hash, a
+# no-op when present) so neither the first worker batch nor the first query waits for the export.
+.venv/bin/python -m search_platform.embeddings.onnx_export >/dev/null

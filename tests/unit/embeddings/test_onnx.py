@@ -53,7 +53,8 @@ def torch_vectors() -> tuple[np.ndarray, list[int]]:
 @pytest.fixture(scope="module")
 def fp32(cache_dir: Path) -> OnnxEmbedder:
     """The fp32 ONNX embedder, built through the factory."""
-    embedder = build_embedder(EmbeddingSettings(backend="onnx", onnx_cache_dir=cache_dir, batch_size=8))
+    embedder = build_embedder(EmbeddingSettings(backend="onnx", onnx_quantize=False, onnx_cache_dir=cache_dir,
+                                                batch_size=8))
     assert isinstance(embedder, OnnxEmbedder)
     return embedder
 

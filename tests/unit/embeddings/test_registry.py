@@ -149,8 +149,10 @@ def test_factory_loads_the_named_model_behind_its_prefixes(tmp_path: Path, monke
     monkeypatch.setattr(sentence_transformers, "SentenceTransformerEmbedder", Stub)
     from search_platform.embeddings.factory import build_embedder
 
-    embedder = build_embedder(EmbeddingSettings(model="all-mpnet-base-v2", model_cache_dir=tmp_path))
+    embedder = build_embedder(EmbeddingSettings(backend="sentence-transformers", model="all-mpnet-base-v2",
+                                                model_cache_dir=tmp_path))
     assert loaded == [tmp_path / "weights"]
     assert isinstance(embedder, PrefixedEmbedder) and embedder.query_prefix == "q: "
-    build_embedder(EmbeddingSettings(model="all-mpnet-base-v2", model_path=tmp_path / "local"))
+    build_embedder(EmbeddingSettings(backend="sentence-transformers", model="all-mpnet-base-v2",
+                                     model_path=tmp_path / "local"))
     assert loaded[-1] == tmp_path / "local"
