@@ -22,6 +22,7 @@ _request_id: ContextVar[str | None] = ContextVar("sp_request_id", default=None)
 _RECORD_ATTRIBUTES = frozenset(vars(logging.makeLogRecord({}))) | {"message", "asctime", "taskName",
                                                                    "color_message"}  # uvicorn's ANSI copy
 _ACCESS_FIELDS = ("client", "method", "path", "http_version", "status")
+CHATTY_CLIENT_LOGGER = "elastic_transport"
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
 
 
@@ -108,6 +109,10 @@ def configure_logging(service: ServiceSettings, stream: TextIO | None = None) ->
         named = logging.getLogger(name)
         named.handlers.clear()
         named.propagate = True
+    # the client's line per Elasticsearch request (three per hybrid search) repeats what the access log, the
+    # search log and the stage metrics already say, at a cost on the hot path: kept at DEBUG only
+    chatty = logging.getLogger(CHATTY_CLIENT_LOGGER)
+    chatty.setLevel(logging.DEBUG if root.level <= logging.DEBUG else max(root.level, logging.WARNING))
 
 
 def configure_worker_logging(service: ServiceSettings) -> None:

@@ -24,11 +24,12 @@ from search_platform.logging_setup import (
 def restore_logging(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for variable in ("HF_HUB_DISABLE_PROGRESS_BARS", "TQDM_DISABLE"):
         monkeypatch.delenv(variable, raising=False)  # restored afterwards, whatever configure_logging sets
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
+    root, chatty = logging.getLogger(), logging.getLogger("elastic_transport")
+    handlers, level, chatty_level = list(root.handlers), root.level, chatty.level
     yield
     root.handlers[:] = handlers
     root.setLevel(level)
+    chatty.setLevel(chatty_level)
     logging.captureWarnings(False)
     bind_request_id(None)
 
@@ -65,6 +66,14 @@ def test_the_level_setting_filters_records(restore_logging: None) -> None:
     logging.getLogger("x").info("hidden")
     logging.getLogger("x").error("shown")
     assert [json.loads(line)["message"] for line in stream.getvalue().splitlines()] == ["shown"]
+
+
+@pytest.mark.parametrize(("level", "shown"), [("INFO", ["warned"]), ("DEBUG", ["sent", "warned"])])
+def test_elasticsearch_request_lines_only_at_debug(restore_logging: None, level: str, shown: list[str]) -> None:
+    stream = _configured("json", level=level)
+    logging.getLogger("elastic_transport.transport").info("sent")
+    logging.getLogger("elastic_transport.transport").warning("warned")
+    assert [json.loads(line)["message"] for line in stream.getvalue().splitlines()] == shown
 
 
 def test_exceptions_are_kept_in_one_line(restore_logging: None) -> None:
