@@ -34,10 +34,13 @@ INDEX_SHAPING_SETTINGS: set[str] = {
     "number_of_shards", "bm25_k1", "bm25_b", "vector_index_type", "hnsw_m", "hnsw_ef_construction"}
 
 
-def corpus_fingerprint(corpus: Sequence[Document], settings: Settings) -> str:
-    """Identifies what an evaluation index holds: the documents and everything that shapes their chunks."""
+def corpus_fingerprint(corpus: Sequence[Document], settings: Settings, *, encoder: str = "") -> str:
+    """Identifies what an evaluation index holds: the documents and everything that shapes their chunks and
+    vectors. encoder: the embedder's passage fingerprint (a probe vector's hash), which catches a changed export
+    or quantisation of the same named model that the settings alone do not show."""
     digest = hashlib.sha256()
     embedding = settings.embedding.model_dump(include={"backend", "model", "model_path", "onnx_quantize"})
+    embedding["encoder"] = encoder
     index = settings.elasticsearch.model_dump(include=INDEX_SHAPING_SETTINGS)
     mapping = index_body(settings.elasticsearch, dims=0)  # analyzers and fields, whatever the version says
     shape = {"chunking": settings.chunking.model_dump(), "embedding": embedding, "mapping": mapping, "es": index}
@@ -56,10 +59,11 @@ class EvaluationIndex:
 
 
 def ensure_evaluation_index(
-    settings: Settings, corpus: Sequence[Document], celery: Celery, *, timeout_s: float = 7200.0
+    settings: Settings, corpus: Sequence[Document], celery: Celery, *, encoder: str, timeout_s: float = 7200.0
 ) -> EvaluationIndex:
-    """Ingest the corpus through the normal Celery pipeline into sp-eval-<fingerprint>, unless already done."""
-    alias = f"sp-eval-{corpus_fingerprint(corpus, settings)}"
+    """Ingest the corpus through the normal Celery pipeline into sp-eval-<fingerprint>, unless already done
+    (encoder: the passage fingerprint of the embedder the worker shares with this process)."""
+    alias = f"sp-eval-{corpus_fingerprint(corpus, settings, encoder=encoder)}"
     redis: Redis[bytes] = Redis.from_url(settings.redis.url)
     marker = f"sp:eval:{alias}"
     es = build_client(settings.elasticsearch)

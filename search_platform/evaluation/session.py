@@ -17,6 +17,7 @@ from search_platform.backends.elasticsearch.client import build_async_client
 from search_platform.config import Settings
 from search_platform.domain.models import Document
 from search_platform.embeddings.base import Embedder
+from search_platform.embeddings.cache import passage_fingerprint
 from search_platform.embeddings.factory import build_embedder
 from search_platform.evaluation.datasets import EvalDataset, load_dataset
 from search_platform.evaluation.platform import EvaluationSetupError, ensure_evaluation_index
@@ -66,8 +67,8 @@ class PlatformSession:
 def platform_session(settings: Settings, corpus: Sequence[Document], *, query_cache: bool) -> Iterator[PlatformSession]:
     """Ingest the corpus (once per corpus) and yield the search service over it; query_cache=False makes every
     search pay for its own query encoding."""
-    index = ensure_evaluation_index(settings, corpus, create_celery(settings))
     embedder = build_embedder(settings.embedding)
+    index = ensure_evaluation_index(settings, corpus, create_celery(settings), encoder=passage_fingerprint(embedder))
     loop = asyncio.new_event_loop()
     es = build_async_client(settings.elasticsearch)
     if not query_cache:
