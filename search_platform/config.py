@@ -87,8 +87,8 @@ EmbeddingModelName = Literal["all-minilm-l6-v2", "all-mpnet-base-v2"]  # the key
 class EmbeddingSettings(BaseModel):
     """Which embedding model encodes chunks and queries."""
 
-    # onnx int8 by numbers: hybrid nDCG@10 within 0.005 of torch's on every dev set, 2.4x the passages/s
-    # (docs/performance.md); sentence-transformers (torch extra) stays the reference, one setting away
+    # onnx fp32: torch's vectors (max abs diff 2e-7) without torch, 3x faster per query; int8 is one setting away
+    # but lost 0.0057 hybrid nDCG@10 on rust-std (> 0.005); sentence-transformers needs the torch extra
     backend: Literal["sentence-transformers", "onnx", "fake"] = "onnx"
     model: EmbeddingModelName = "all-minilm-l6-v2"  # a name in embeddings/registry.py MODELS
     model_path: Path | None = None  # None: the registry's packaged weights of `model`; else a local model directory
@@ -100,7 +100,7 @@ class EmbeddingSettings(BaseModel):
     query_cache_redis: bool = False  # also share query vectors between API processes through Redis
     query_cache_ttl_s: Annotated[int, Field(ge=1)] = 24 * 3600
     query_cache_timeout_s: Annotated[float, Field(gt=0)] = 0.2  # a slower Redis answer counts as a miss
-    onnx_quantize: bool = True  # onnx backend: int8 dynamic quantisation of the weights (false: fp32)
+    onnx_quantize: bool = False  # onnx backend: int8 dynamic quantisation of the weights
     onnx_cache_dir: Path = Field(default_factory=lambda: Path.home() / ".cache" / "search-platform" / "onnx")
     onnx_threads: Annotated[int, Field(ge=1)] | None = None  # onnx backend: intra-op threads; None: os.cpu_count()
     # passage vectors by (model fingerprint, text) on disk, so unchanged text is never encoded twice (re-runs,
