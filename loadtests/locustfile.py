@@ -18,6 +18,14 @@ QUERIES: list[str] = [item["query"] for item in json.loads(GOLDEN.read_text(enco
 INDEX = os.environ.get("SP_LOADTEST_INDEX") or None
 # sent as a Bearer token (the API requires keys); loadtests/run.py sets SP_LOADTEST_API_KEY
 API_KEY = os.environ.get("SP_LOADTEST_API_KEY") or os.environ.get("SP_API_KEY") or None
+# "1": every search gets a random number appended, so no search is answered from the query-vector cache
+FRESH_QUERIES = os.environ.get("SP_LOADTEST_FRESH_QUERIES") == "1"
+
+
+def query_text() -> str:
+    """A golden-set query, made unique per search when FRESH_QUERIES is on."""
+    query = random.choice(QUERIES)
+    return f"{query} {random.randrange(10**9)}" if FRESH_QUERIES else query
 
 
 class SearchUser(HttpUser):
@@ -26,7 +34,7 @@ class SearchUser(HttpUser):
     wait_time = between(0.1, 0.5)
 
     def _search(self, mode: str) -> None:
-        body: dict[str, object] = {"query": random.choice(QUERIES), "mode": mode, "top_k": 10}
+        body: dict[str, object] = {"query": query_text(), "mode": mode, "top_k": 10}
         if INDEX:
             body["index"] = INDEX
         headers = {"Authorization": f"Bearer {API_KEY}"} if API_KEY else {}

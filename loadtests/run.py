@@ -2,7 +2,7 @@
 p50/p95/p99, requests/s and failures per mode and step, and where latency bends.
 
 Usage: .venv/bin/python loadtests/run.py [--host http://127.0.0.1:8000] [--users 5,10,20,40] [--step-seconds 30]
-    [--out DIR] [--api-key KEY | --env-key]
+    [--out DIR] [--api-key KEY | --env-key] [--fresh-queries]
 Only loopback hosts are accepted; each step is bounded in time. Results go to a fresh folder,
 benchmarks/reports/loadtest-<UTC time>, unless --out names one (published results are never overwritten by
 default). The API key is --api-key, or SP_API_KEY with --env-key, or else a search key bound to the `default`
@@ -26,12 +26,12 @@ HERE = Path(__file__).resolve().parent
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
-def run_step(host: str, users: int, seconds: int, out_dir: Path, api_key: str) -> Path:
-    """One Locust run at a fixed user count; returns the stats CSV."""
+def run_step(host: str, users: int, seconds: int, out_dir: Path, api_key: str, *, fresh: bool = False) -> Path:
+    """One Locust run at a fixed user count; returns the stats CSV. fresh: unique query texts (no cache hits)."""
     prefix = out_dir / f"users-{users}"
     command = [sys.executable, "-m", "locust", "-f", str(HERE / "locustfile.py"), "--headless", "--host", host,
                "-u", str(users), "-r", str(users), "-t", f"{seconds}s", "--csv", str(prefix), "--only-summary"]
-    env = {**os.environ, "SP_LOADTEST_API_KEY": api_key}
+    env = {**os.environ, "SP_LOADTEST_API_KEY": api_key, "SP_LOADTEST_FRESH_QUERIES": "1" if fresh else "0"}
     subprocess.run(command, check=False, timeout=seconds + 120, capture_output=True, env=env)
     return Path(f"{prefix}_stats.csv")
 
@@ -92,6 +92,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="default: a fresh benchmarks/reports/loadtest-<time>")
     parser.add_argument("--api-key", default=None, help="the key to search with (default: a temporary one)")
     parser.add_argument("--env-key", action="store_true", help="search with SP_API_KEY from the environment")
+    parser.add_argument("--fresh-queries", action="store_true",
+                        help="append a random number to every query, so none is answered from the vector cache")
     args = parser.parse_args()
     out: Path = args.out or fresh_out_dir()
     if urlparse(args.host).hostname not in LOOPBACK:
@@ -106,7 +108,8 @@ def main() -> None:
     print(f"load test of {args.host}: searching with {source}; writing to {out}/", flush=True)
     key = given or temporary_key(load_settings(), name="loadtest", scopes="search")
     with key as api_key:
-        steps = {users: read_stats(run_step(args.host, users, args.step_seconds, out, api_key))
+        steps = {users: read_stats(run_step(args.host, users, args.step_seconds, out, api_key,
+                                            fresh=args.fresh_queries))
                  for users in (int(u) for u in args.users.split(","))}
     markdown = out / "report.md"
     markdown.write_text(report(steps), encoding="utf-8")

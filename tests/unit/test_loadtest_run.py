@@ -32,3 +32,16 @@ def test_env_key_without_the_variable_stops(monkeypatch):
     monkeypatch.delenv("SP_API_KEY", raising=False)
     with pytest.raises(SystemExit, match="SP_API_KEY"):
         run.choose_key(None, env_key=True)
+
+
+def test_fresh_queries_are_unique_golden_queries(monkeypatch):
+    path = Path(__file__).parents[2] / "loadtests" / "locustfile.py"
+    spec = importlib.util.spec_from_file_location("locustfile", path)
+    assert spec is not None and spec.loader is not None
+    locustfile = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(locustfile)
+    assert locustfile.query_text() in locustfile.QUERIES  # off by default: the cache may answer repeats
+    monkeypatch.setattr(locustfile, "FRESH_QUERIES", True)
+    texts = [locustfile.query_text() for _ in range(50)]
+    assert len(set(texts)) == 50
+    assert all(text.rsplit(" ", 1)[0] in locustfile.QUERIES and text.rsplit(" ", 1)[1].isdigit() for text in texts)
