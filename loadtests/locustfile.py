@@ -6,26 +6,14 @@ Run headless through loadtests/run.py, which steps the user count and writes a r
 
 from __future__ import annotations
 
-import json
 import os
-import random
-from pathlib import Path
 
 from locust import HttpUser, between, task
+from queries import query_text  # loadtests/queries.py, beside this file (Locust puts its folder on sys.path)
 
-GOLDEN = Path(os.environ.get("SP_LOADTEST_QUERIES", Path(__file__).parents[1] / "datasets/golden/python-docs.json"))
-QUERIES: list[str] = [item["query"] for item in json.loads(GOLDEN.read_text(encoding="utf-8"))]
 INDEX = os.environ.get("SP_LOADTEST_INDEX") or None
 # sent as a Bearer token (the API requires keys); loadtests/run.py sets SP_LOADTEST_API_KEY
 API_KEY = os.environ.get("SP_LOADTEST_API_KEY") or os.environ.get("SP_API_KEY") or None
-# "1": every search gets a random number appended, so no search is answered from the query-vector cache
-FRESH_QUERIES = os.environ.get("SP_LOADTEST_FRESH_QUERIES") == "1"
-
-
-def query_text() -> str:
-    """A golden-set query, made unique per search when FRESH_QUERIES is on."""
-    query = random.choice(QUERIES)
-    return f"{query} {random.randrange(10**9)}" if FRESH_QUERIES else query
 
 
 class SearchUser(HttpUser):

@@ -35,8 +35,8 @@ def test_env_key_without_the_variable_stops(monkeypatch):
 
 
 def test_fresh_queries_are_unique_golden_queries(monkeypatch):
-    path = Path(__file__).parents[2] / "loadtests" / "locustfile.py"
-    spec = importlib.util.spec_from_file_location("locustfile", path)
+    path = Path(__file__).parents[2] / "loadtests" / "queries.py"
+    spec = importlib.util.spec_from_file_location("loadtest_queries", path)
     assert spec is not None and spec.loader is not None
     locustfile = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(locustfile)
