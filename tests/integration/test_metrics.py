@@ -29,9 +29,10 @@ SEARCHES_PER_MODE = {"bm25": 2, "semantic": 3, "hybrid": 1}  # different counts,
 @pytest.fixture(scope="module")
 def observed_api(services: Settings, worker: subprocess.Popen[bytes], tmp_path_factory: pytest.TempPathFactory
                  ) -> Iterator[tuple[str, Path]]:
-    """An API of its own, logging JSON to a file this module reads."""
+    """An API of its own, logging JSON to a file this module reads (at DEBUG: the Elasticsearch client's request
+    lines, which the request id must reach, are logged at DEBUG only)."""
     log_path = tmp_path_factory.mktemp("observed-api") / "api.log"
-    process, url = launch_api(services, log_path, SP_SERVICE__LOG_FORMAT="json", SP_SERVICE__LOG_LEVEL="INFO")
+    process, url = launch_api(services, log_path, SP_SERVICE__LOG_FORMAT="json", SP_SERVICE__LOG_LEVEL="DEBUG")
     yield url, log_path
     _stop(process)
 
