@@ -174,6 +174,11 @@ class RetrievalSettings(BaseModel):
     # fusion=routed: the weighted-RRF weights of each query route (retrieval/routing.py classifies the query)
     route_weights: dict[RouteName, ArmWeights] = Field(default_factory=_default_route_weights)
     tech_boost: Annotated[float, Field(ge=0)] = 1.0
+    # a phrase clause per hyphenated or dotted identifier of the query (`--max-unchanged-stats` as the phrase
+    # "max unchanged stats"), on an unstemmed field per record kind; 0 turns it off
+    phrase_boost: Annotated[float, Field(ge=0)] = 0.0
+    chunk_phrase_field: str = "text.exact"
+    document_phrase_field: str = "body.exact"
     # a query of at most this many words is an identifier lookup: its plain words also match identifier parts in
     # `tech` (a bare `copyfile` finds `shutil.copyfile`); 0: never (benchmarks/tech_field.py measures it)
     tech_lookup_max_words: Annotated[int, Field(ge=0)] = 2

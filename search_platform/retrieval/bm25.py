@@ -13,7 +13,7 @@ from search_platform.backends.elasticsearch.queries import bm25_body, grouping_f
 from search_platform.config import RetrievalSettings
 from search_platform.domain.models import GroupBy, Leg, RankedList
 from search_platform.retrieval.base import LegRequest, ranked_list_from_response
-from search_platform.text.tokenizer import technical_query
+from search_platform.text.tokenizer import identifier_phrases, technical_query
 
 
 class BM25Retriever:
@@ -38,6 +38,9 @@ class BM25Retriever:
             filters=filter_clauses(request.filters),
             tech_boost=self._settings.tech_boost if request.tech_boost is None else request.tech_boost,
             doc_values=grouping_fields(request.unit),
+            phrases=identifier_phrases(request.text),
+            phrase_field=self._settings.document_phrase_field if documents else self._settings.chunk_phrase_field,
+            phrase_boost=self._settings.phrase_boost,
         )
         started = time.perf_counter()
         async with async_translated_errors():

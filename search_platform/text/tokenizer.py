@@ -24,6 +24,7 @@ MAX_TERM_CHARS = 255  # the standard tokenizer's max_token_length: longer tokens
 
 _RAW = re.compile(r"(?:--)?\w+(?:(?:\.|::|-)\w+)*")
 _SEPARATOR = re.compile(r"\.|::|-")
+_QUALIFIER = re.compile(r"\.|::")
 _VERSION = re.compile(r"[vV]?\d+(?:\.\d[A-Za-z0-9]*)+", re.ASCII)
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]", re.ASCII)
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z0-9]+", re.ASCII)
@@ -65,6 +66,21 @@ def technical_query(text: str, *, plain_words: bool = False) -> str:
     if plain_words:
         terms += [word for word in _PLAIN_WORD.findall(text.lower()) if _TERM.fullmatch(word)]
     return " ".join(dict.fromkeys(terms))
+
+
+def identifier_phrases(text: str) -> list[str]:
+    """The query's hyphenated identifiers (`--max-unchanged-stats`, `file-like`), each once, as written: a
+    word-splitting analyzer turns each into a phrase of its parts, which matches where the identifier itself is
+    written and not where its parts are scattered (the parts alone are common words).
+
+    Qualified names (`os.path.join`, `BTreeMap::range`) are not phrases here: the page that defines a member names
+    it bare in its own context, so their literal form marks the pages that refer to it."""
+    phrases: list[str] = []
+    for match in _RAW.finditer(text):
+        raw = match.group()
+        if raw.isascii() and _QUALIFIER.search(raw) is None and len(raw.lstrip("-").split("-")) > 1:
+            phrases.append(raw)
+    return list(dict.fromkeys(phrases))
 
 
 def technical_index_text(text: str) -> str:

@@ -53,6 +53,24 @@ def test_bm25_body_over_whole_documents_skips_zero_boosts():
     }
 
 
+def test_bm25_body_adds_a_phrase_clause_per_identifier_phrase():
+    body = bm25_body("tail --max-unchanged-stats --follow-name", fields={"body": 1.0}, kind=RecordKind.DOCUMENT,
+                     tech_query="", candidate_k=20, filters=[], tech_boost=1.0,
+                     phrases=["--max-unchanged-stats", "--follow-name"], phrase_field="body.exact", phrase_boost=2.0)
+    assert body["query"]["bool"]["should"] == [
+        {"match": {"body": {"query": "tail --max-unchanged-stats --follow-name"}}},
+        {"match_phrase": {"body.exact": {"query": "--max-unchanged-stats", "boost": 2.0}}},
+        {"match_phrase": {"body.exact": {"query": "--follow-name", "boost": 2.0}}},
+    ]
+
+
+def test_bm25_body_with_phrase_boost_zero_has_no_phrase_clause():
+    body = bm25_body("--max-unchanged-stats", fields={"text": 1.0}, kind=RecordKind.CHUNK, tech_query="",
+                     candidate_k=20, filters=[], tech_boost=1.0, phrases=["--max-unchanged-stats"],
+                     phrase_field="text.exact", phrase_boost=0.0)
+    assert body["query"]["bool"]["should"] == [{"match": {"text": {"query": "--max-unchanged-stats"}}}]
+
+
 HIGHLIGHT = {
     "pre_tags": ["<em>"],
     "post_tags": ["</em>"],

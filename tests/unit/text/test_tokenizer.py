@@ -9,6 +9,7 @@ import time
 import pytest
 
 from search_platform.text.tokenizer import (
+    identifier_phrases,
     MAX_TERM_CHARS,
     technical_index_text,
     technical_query,
@@ -132,3 +133,15 @@ def test_plain_words_follow_the_technical_terms_once_each() -> None:
 def test_plain_words_keep_only_valid_terms() -> None:
     assert technical_query("a ü copyfile", plain_words=True) == "copyfile"
     assert technical_query("a ü copyfile") == ""
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("--max-unchanged-stats", ["--max-unchanged-stats"]),
+    ("sed --in-place and --in-place", ["--in-place"]),
+    ("os.path.join or Vec::retain or --foo.bar-baz", []),
+    ("read a file-like object", ["file-like"]),
+    ("TEXTDOMAINDIR max_retries --follow=name -print0 camelCase", []),
+    ("naïve-bayes", []),
+])
+def test_identifier_phrases_are_the_compound_identifiers_once_each(text: str, expected: list[str]) -> None:
+    assert identifier_phrases(text) == expected
