@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -174,11 +174,12 @@ class RetrievalSettings(BaseModel):
     # fusion=routed: the weighted-RRF weights of each query route (retrieval/routing.py classifies the query)
     route_weights: dict[RouteName, ArmWeights] = Field(default_factory=_default_route_weights)
     tech_boost: Annotated[float, Field(ge=0)] = 1.0
-    # a phrase clause per hyphenated or dotted identifier of the query (`--max-unchanged-stats` as the phrase
-    # "max unchanged stats"), on an unstemmed field per record kind; 0 turns it off
-    phrase_boost: Annotated[float, Field(ge=0)] = 0.0
-    chunk_phrase_field: str = "text.exact"
-    document_phrase_field: str = "body.exact"
+    # a phrase clause per hyphenated identifier of the query (`--max-unchanged-stats` as the phrase "max unchanged
+    # stats"), on the unstemmed field of each record kind; 3 (1 scored the same) lifted gnu-info +0.017 and moved
+    # no other dev set (benchmarks/reports/phrase-boost.md); 0 turns it off
+    phrase_boost: Annotated[float, Field(ge=0)] = 3.0
+    chunk_phrase_field: str = "text.exact"  # the phrase clause's field on chunks
+    document_phrase_field: str = "body.exact"  # the phrase clause's field on document records
     # a query of at most this many words is an identifier lookup: its plain words also match identifier parts in
     # `tech` (a bare `copyfile` finds `shutil.copyfile`); 0: never (benchmarks/tech_field.py measures it)
     tech_lookup_max_words: Annotated[int, Field(ge=0)] = 2
@@ -187,6 +188,12 @@ class RetrievalSettings(BaseModel):
     max_query_chars: Annotated[int, Field(ge=16)] = 2000
     window: Annotated[int, Field(ge=1, le=10000)] = 100
     max_window: Annotated[int, Field(ge=1, le=10000)] = 1000
+
+    @field_validator("route_weights")
+    @classmethod
+    def _every_route_weighed(cls, table: dict[RouteName, ArmWeights]) -> dict[RouteName, ArmWeights]:
+        """A table that names some routes keeps the defaults of the others."""
+        return {**_default_route_weights(), **table}
 
     @model_validator(mode="after")
     def _window_within_max(self) -> RetrievalSettings:

@@ -1,4 +1,5 @@
-"""Query-type routing: classify a query as lexical, semantic or mixed and pick weighted-RRF leg weights for it.
+"""Query-type routing: classify a query as lexical, semantic or mixed (retrieval.route_weights gives
+each route its weighted-RRF leg weights).
 
 Lexical signals are what BM25 and the `tech` field match exactly and embeddings blur: technical terms (identifiers,
 dotted names, versions, error codes, long options; see text/tokenizer.py), quoted phrases, and code shapes the
@@ -10,10 +11,7 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Mapping
-from types import MappingProxyType
 
-from search_platform.domain.models import Leg
 from search_platform.text.tokenizer import technical_query
 
 MIN_PROSE_WORDS = 3  # fewer plain words than this is a keyword query, not a sentence
@@ -30,13 +28,6 @@ class Route(enum.StrEnum):
     LEXICAL = "lexical"
     SEMANTIC = "semantic"
     MIXED = "mixed"
-
-
-ROUTE_WEIGHTS: Mapping[Route, Mapping[Leg, float]] = MappingProxyType({
-    Route.LEXICAL: MappingProxyType({Leg.BM25: 1.0, Leg.DENSE: 0.25}),
-    Route.SEMANTIC: MappingProxyType({Leg.BM25: 0.3, Leg.DENSE: 1.0}),
-    Route.MIXED: MappingProxyType({Leg.BM25: 1.0, Leg.DENSE: 1.0}),
-})
 
 
 def has_lexical_signal(text: str) -> bool:
@@ -59,8 +50,3 @@ def classify_query(text: str) -> Route:
     if sentence:
         return Route.SEMANTIC
     return Route.LEXICAL
-
-
-def route_weights(route: Route) -> dict[Leg, float]:
-    """The weighted-RRF weights for a route."""
-    return dict(ROUTE_WEIGHTS[route])

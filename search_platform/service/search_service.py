@@ -11,7 +11,7 @@ from search_platform.domain.errors import InvalidQueryError
 from search_platform.domain.models import Filters, GroupBy, Leg, SearchMode, SearchResult
 from search_platform.retrieval.fusion import DEFAULT_ALPHA, DEFAULT_NORMALIZATION, FusionParams, Normalization
 from search_platform.retrieval.hybrid import HybridSearcher, SearchRequest, legs_for
-from search_platform.retrieval.routing import Route, classify_query, route_weights
+from search_platform.retrieval.routing import Route, classify_query
 
 ROUTED = "routed"  # the fusion whose weights the query's route picks
 WEIGHTED_RRF = "weighted_rrf"
@@ -176,8 +176,8 @@ def routed_weights(fusion: str, query: str, weights: dict[Leg, float], settings:
         raise InvalidQueryError("weights cannot be sent with fusion=routed: the query's route picks them",
                                 fields=("weights",))
     route = classify_query(query)
-    chosen = settings.route_weights.get(route.value)
-    return route, ({Leg.BM25: chosen.bm25, Leg.DENSE: chosen.dense} if chosen else route_weights(route))
+    chosen = settings.route_weights[route.value]
+    return route, {Leg.BM25: chosen.bm25, Leg.DENSE: chosen.dense}
 
 
 def checked_tech_boost(tech_boost: float | None) -> float | None:

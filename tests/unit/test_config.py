@@ -75,3 +75,11 @@ def test_rerank_model_path_must_exist(monkeypatch, tmp_path):
     (tmp_path / "missing").mkdir()
     settings = load_settings()
     assert (settings.rerank.enabled, settings.rerank.model_path) == (True, tmp_path / "missing")
+
+
+def test_a_route_table_naming_one_route_keeps_the_others_defaults(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SP_ELASTICSEARCH__PASSWORD", "a-long-enough-password")
+    monkeypatch.setenv("SP_RETRIEVAL__ROUTE_WEIGHTS", '{"lexical": {"bm25": 1.0, "dense": 0.1}}')
+    weights = {route: (arm.bm25, arm.dense) for route, arm in load_settings().retrieval.route_weights.items()}
+    assert weights == {"lexical": (1.0, 0.1), "semantic": (0.3, 1.0), "mixed": (1.0, 1.0)}

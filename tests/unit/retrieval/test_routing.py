@@ -1,7 +1,6 @@
 import pytest
 
-from search_platform.domain.models import Leg
-from search_platform.retrieval.routing import ROUTE_WEIGHTS, Route, classify_query, prose_words, route_weights
+from search_platform.retrieval.routing import Route, classify_query, prose_words
 
 
 @pytest.mark.parametrize(
@@ -56,10 +55,3 @@ def test_natural_language_with_exact_signals_is_mixed(query):
 
 def test_prose_words_drop_identifiers_and_punctuation():
     assert prose_words("Why does os.path.join(a, b) fail, really?") == ["Why", "does", "b", "fail", "really"]
-
-
-def test_route_weights_lean_to_the_leg_the_route_plays_to():
-    assert route_weights(Route.LEXICAL) == {Leg.BM25: 1.0, Leg.DENSE: 0.25}
-    assert route_weights(Route.SEMANTIC) == {Leg.BM25: 0.3, Leg.DENSE: 1.0}
-    assert route_weights(Route.MIXED) == {Leg.BM25: 1.0, Leg.DENSE: 1.0}
-    assert set(ROUTE_WEIGHTS) == set(Route)

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from search_platform.text.tokenizer import (
-    identifier_phrases,
     MAX_TERM_CHARS,
+    identifier_phrases,
     technical_index_text,
     technical_query,
     technical_terms,
