@@ -10,12 +10,16 @@ chunker, so the worker's passage-vector cache (embeddings/cache.py) never serves
 pays for every encoding. The encoder is timed before and after the end-to-end run (the ratio uses their mean, so a
 load that changes during the run on a shared machine shows instead of skewing one side); --worker-batches also times
 it in calls of one worker batch (SP_INGESTION__DOCUMENTS_PER_TASK passages each).
+
+During the end-to-end run it also reads the CPU seconds each service spent (from /proc: the worker with its pool
+processes, Elasticsearch, the API), so what shares the cores with the encoder shows as numbers.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
 import uuid
@@ -75,8 +79,45 @@ def query_ms(embedder: Embedder, queries: list[str]) -> tuple[float, float]:
     return statistics.fmean(timings), statistics.median(timings)
 
 
-def end_to_end_rate(api: str, documents: list[Document], settings: Settings) -> tuple[float, int]:
-    """Chunks per second through the API, the worker and Elasticsearch into a throwaway index, and the count."""
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def service_pids(settings: Settings) -> dict[str, int]:
+    """The running services' main pids, from the pid files the project's scripts write."""
+    home = settings.infra.home
+    files = {"worker": home / "run" / "worker.pid", "api": home / "run" / "api.pid",
+             "elasticsearch": home / "es-run" / "elasticsearch.pid"}
+    return {name: int(path.read_text().strip()) for name, path in files.items() if path.exists()}
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """User + system CPU seconds of a process and every live descendant (a Celery worker's pool processes)."""
+    stats: dict[int, tuple[int, float]] = {}  # pid -> (parent pid, cpu seconds)
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            stats[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / CLOCK_TICKS)
+    tree, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        children = [pid for pid, (ppid, _) in stats.items() if ppid == parent and pid not in tree]
+        tree.update(children)
+        frontier += children
+    return sum(stats[pid][1] for pid in tree if pid in stats)
+
+
+def cpu_by_service(pids: dict[str, int]) -> dict[str, float]:
+    """CPU seconds so far of each service's process tree."""
+    return {name: tree_cpu_seconds(pid) for name, pid in pids.items()}
+
+
+def end_to_end_rate(api: str, documents: list[Document], settings: Settings
+                    ) -> tuple[float, int, float, dict[str, float]]:
+    """Chunks per second through the API, the worker and Elasticsearch into a throwaway index, the count, the wall
+    seconds and the CPU seconds each service spent meanwhile."""
     index = f"sp-bench-{uuid.uuid4().hex[:12]}"
     payload = [{"doc_id": d.doc_id, "content": d.content, "title": d.title} for d in documents]
     es = build_client(settings.elasticsearch)
@@ -86,12 +127,15 @@ def end_to_end_rate(api: str, documents: list[Document], settings: Settings) -> 
             warm = client.ingest([{"doc_id": "warm-up", "content": f"warm the worker's model {uuid.uuid4().hex}"}],
                                  index=index)
             client.wait_for_job(warm.job_id, timeout_s=600)
+            pids = service_pids(settings)
+            cpu_before = cpu_by_service(pids)
             started = time.perf_counter()
             job = client.wait_for_job(client.ingest(payload, index=index).job_id, timeout_s=3600, poll_s=0.2)
             elapsed = time.perf_counter() - started
+            cpu = {name: seconds - cpu_before[name] for name, seconds in cpu_by_service(pids).items()}
         if job.state != "done" or job.documents_failed:
             raise SystemExit(f"benchmark job ended {job.state}: {dict(list(job.errors.items())[:3])}")
-        return job.chunks_done / elapsed, job.chunks_done
+        return job.chunks_done / elapsed, job.chunks_done, elapsed, cpu
     finally:
         delete_index(es, alias=index)
         es.close()
@@ -125,12 +169,16 @@ def main() -> None:
         print(f"encoder:     {batched:8.1f} passages/s in calls of {per_task} (one worker batch)")
     print(f"query:       {mean_ms:8.2f} ms mean, {median_ms:.2f} ms median")
     if not args.no_e2e:
-        e2e, indexed = end_to_end_rate(args.api, documents, settings)
+        e2e, indexed, elapsed, cpu = end_to_end_rate(args.api, documents, settings)
         after = encoder_rate(embedder, texts)  # again, so a load that changed during the run shows
         print(f"end-to-end:  {e2e:8.1f} chunks/s ({indexed} chunks indexed)")
         print(f"encoder:     {after:8.1f} passages/s after the end-to-end run")
         print(f"end-to-end / encoder = {2 * e2e / (rate + after):.2f} (mean of before and after; "
               f"{e2e / rate:.2f} / {e2e / after:.2f})")
+        cores = os.cpu_count() or 1
+        print(f"CPU seconds during the {elapsed:.1f} s end-to-end run ({cores} cores = {cores * elapsed:.1f} CPU-s):")
+        for name, seconds in cpu.items():
+            print(f"  {name:<14}{seconds:8.1f}  ({seconds / (cores * elapsed):.0%} of the machine)")
 
 if __name__ == "__main__":
     main()

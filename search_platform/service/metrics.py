@@ -25,6 +25,7 @@ from search_platform.domain.timings import StageTiming
 from search_platform.ingestion.ingest_metrics import IngestCounters
 from search_platform.service.request_id import RequestIdMiddleware, with_request_id
 from search_platform.service.resources import Resources
+from search_platform.service.server_timing import ServerTimingMiddleware
 
 METRICS_PATH = "/metrics"
 UNMATCHED_ROUTE = "unmatched"  # requests no route answered share one label value, whatever their path
@@ -218,13 +219,14 @@ def counted(handler: ErrorHandler, metrics: Metrics) -> ErrorHandler:
 def install_observability(app: FastAPI) -> Metrics:
     """Request ids and metrics for app: call last in create_app, after every exception handler is installed.
 
-    Adds the request-id middleware (outermost) and the timing middleware, counts every handled error (ours, the
-    auth handlers', Starlette's 404/405) in sp_errors_total, and serves GET /metrics.
+    Adds the request-id middleware (outermost), the timing middleware and the Server-Timing one for errors; counts
+    every handled error (ours, the auth handlers', Starlette's 404/405) in sp_errors_total, and serves GET /metrics.
     """
     metrics = Metrics.create()
     app.state.metrics = metrics
     for error_class, handler in list(app.exception_handlers.items()):
         app.exception_handlers[error_class] = counted(handler, metrics)
+    app.add_middleware(ServerTimingMiddleware)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     app.add_middleware(RequestIdMiddleware)
 

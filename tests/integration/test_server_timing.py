@@ -99,3 +99,20 @@ def test_documents_add_the_passage_leg(api: str, indexed: str, auth_headers: dic
     assert response.status_code == 200, response.text
     legs = [name for name in stages_of(response.headers["Server-Timing"]) if name in response.json()["leg_took_ms"]]
     assert legs == ["bm25", "bm25_passage", "dense"]
+
+
+def test_errors_after_the_key_check_still_say_how_long_it_took(api: str, indexed: str,
+                                                                 auth_headers: dict[str, str]) -> None:
+    unknown_key = httpx.post(f"{api}/v1/search", headers={"Authorization": "Bearer sp_not-a-key"}, timeout=60,
+                             json={"query": "cabinet", "index": indexed})
+    assert unknown_key.status_code == 401, unknown_key.text
+    assert list(stages_of(unknown_key.headers["Server-Timing"])) == ["auth"]
+
+    missing_index = httpx.post(f"{api}/v1/search", headers=auth_headers, timeout=60,
+                               json={"query": "cabinet", "index": f"sp-test-missing-{uuid.uuid4().hex[:8]}"})
+    assert missing_index.status_code in (403, 404), missing_index.text
+    assert "auth" in stages_of(missing_index.headers["Server-Timing"])
+
+
+def test_a_response_with_no_stage_has_no_header(api: str) -> None:
+    assert "Server-Timing" not in httpx.get(f"{api}/healthz", timeout=60).headers
