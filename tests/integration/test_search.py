@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import httpx
 import pytest
 from search_platform_client import InvalidRequestError, NotFoundError, SearchClient
@@ -16,7 +18,7 @@ PARAPHRASE_QUERY = "how should I hydrate vegetable plants when it is very warm o
 
 @pytest.fixture(scope="module")
 def corpus_index(api: str, admin_key: str):
-    alias = "sp-test-search-corpus"
+    alias = f"sp-test-search-corpus-{uuid.uuid4().hex[:12]}"  # two suites on one cluster never share it
     with SearchClient(api, timeout=60, api_key=admin_key) as sdk:
         job = sdk.ingest(DOCUMENTS, index=alias)
         assert sdk.wait_for_job(job.job_id, timeout_s=300).state == "done"
