@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Callable
+from datetime import datetime, timezone
 from typing import Any
 
 import httpx
@@ -75,6 +76,18 @@ def test_search_sends_only_the_options_set_and_keywords_override_options():
 def test_an_unknown_search_option_is_refused_before_sending():
     with client_with(lambda _: httpx.Response(500)) as client, pytest.raises(ValueError, match="fusion"):
         client.search("fox", fusion="borda")  # type: ignore[typeddict-item]
+
+
+def test_a_date_filter_without_a_utc_offset_is_refused_before_sending():
+    with client_with(lambda _: httpx.Response(500)) as client, pytest.raises(ValueError, match="timezone"):
+        client.search("fox", filters={"indexed_after": datetime(2026, 1, 31, 12)})
+
+
+def test_a_date_filter_is_sent_with_its_offset():
+    handler, seen = recorder([httpx.Response(200, json=page(1, 1, total=1))])
+    with client_with(handler) as client:
+        client.search("fox", filters={"indexed_after": datetime(2026, 1, 31, 12, tzinfo=timezone.utc)})
+    assert json.loads(seen[0].content)["filters"]["indexed_after"] == "2026-01-31T12:00:00Z"
 
 
 def test_a_document_without_tenant_leaves_it_to_the_key():

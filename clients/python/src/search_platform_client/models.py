@@ -3,10 +3,9 @@ with the service's OpenAPI schema)."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 Mode = Literal["bm25", "semantic", "hybrid"]
 Fusion = Literal["rrf", "weighted_rrf", "convex", "dbsf", "routed"]
@@ -30,8 +29,9 @@ class Filters(_Request):
     tags: list[str] = Field(default_factory=list)
     langs: list[str] = Field(default_factory=list)
     tenants: list[str] = Field(default_factory=list)
-    indexed_after: datetime | None = None
-    indexed_before: datetime | None = None
+    # with a UTC offset, as the service requires: a naive datetime would mean a different instant on each side
+    indexed_after: AwareDatetime | None = None
+    indexed_before: AwareDatetime | None = None
 
 
 class Weights(_Request):
