@@ -1,6 +1,6 @@
 """The sweep `search-platform tune` runs on the dev sets: the single legs for reference, then one family per
-decision (lexical unit, BM25 fields, RRF constant and depth, leg weights, other fusion methods), each varied
-around the current defaults."""
+decision (lexical unit, BM25 fields, phrase clause, RRF constant and depth, leg weights, other fusion methods), each
+varied around the current defaults."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ RRF_KS = (10, 20, 60)
 CANDIDATE_KS = (100, 200)
 LEG_WEIGHTS = ((1.5, 1.0), (2.0, 1.0), (3.0, 1.0), (1.0, 1.5))  # (bm25, dense)
 CONVEX_ALPHAS = (0.3, 0.5)
+PHRASE_BOOSTS = (0.0, 1.0, 3.0)  # the hyphenated-identifier phrase clause: off, as one more field, the default
 CHUNK_FIELD_SETS: dict[str, dict[str, float]] = {
     "english": {"text": 1.0, "title": 0.5},
     "english+exact": {"text": 1.0, "text.exact": 0.5, "title": 0.5},
@@ -55,6 +56,8 @@ def default_grid(settings: RetrievalSettings) -> list[SweepConfig]:
     grid += [SweepConfig("chunk fields", f"chunk fields {name}", retrieval={"chunk_fields": fields,
                                                                            "lexical_unit": "chunk"})
              for name, fields in CHUNK_FIELD_SETS.items()]
+    grid += [SweepConfig("phrase", f"phrase boost {boost:g}", retrieval={"phrase_boost": boost})
+             for boost in PHRASE_BOOSTS if boost != settings.phrase_boost]
     grid += [SweepConfig("document fields", f"document fields {name}", retrieval={"document_fields": fields})
              for name, fields in DOCUMENT_FIELD_SETS.items()]
     grid += [SweepConfig("rrf", f"rrf k={k} c={c}", params={"fusion": "rrf", "rrf_k": k, "candidate_k": c})

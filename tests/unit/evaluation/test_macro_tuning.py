@@ -51,3 +51,9 @@ def test_default_grid_starts_with_the_defaults_and_has_unique_labels():
     assert {config.mode for config in grid} == {SearchMode.HYBRID, SearchMode.BM25, SearchMode.SEMANTIC}
     for config in grid:
         RetrievalSettings(**{**RetrievalSettings().model_dump(), **config.retrieval})
+
+
+def test_default_grid_varies_the_phrase_clause_around_the_default():
+    boosts = [config.retrieval["phrase_boost"] for config in default_grid(RetrievalSettings(phrase_boost=3.0))
+              if config.family == "phrase"]
+    assert boosts == [0.0, 1.0]
