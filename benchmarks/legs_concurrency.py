@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from search_platform.backends.elasticsearch.client import build_async_client
+from search_platform.backends.elasticsearch.mappings import RecordKind
 from search_platform.backends.elasticsearch.queries import bm25_body, knn_body, num_candidates_for
-from search_platform.config import load_settings
+from search_platform.config import RetrievalSettings, load_settings
 from search_platform.domain.models import Leg, SearchMode
 from search_platform.embeddings.factory import build_embedder
 from search_platform.retrieval.base import ranked_list_from_response
@@ -26,10 +27,11 @@ from search_platform.service.resources import build_search_service
 from search_platform.text.tokenizer import technical_query
 
 
-def msearch_bodies(query: str, vector: list[float], candidate_k: int) -> list[dict[str, Any]]:
-    """The two leg bodies as one _msearch payload."""
-    bm25 = bm25_body(query, tech_query=technical_query(query), candidate_k=candidate_k, filters=[],
-                     title_boost=0.5, tech_boost=1.0)
+def msearch_bodies(query: str, vector: list[float], candidate_k: int, settings: RetrievalSettings
+                   ) -> list[dict[str, Any]]:
+    """The two leg bodies (chunk BM25 with the configured fields, kNN) as one _msearch payload."""
+    bm25 = bm25_body(query, fields=settings.chunk_fields, kind=RecordKind.CHUNK, tech_query=technical_query(query),
+                     candidate_k=candidate_k, filters=[], tech_boost=settings.tech_boost)
     knn = knn_body(vector, candidate_k=candidate_k,
                    num_candidates=num_candidates_for(candidate_k, factor=2.0, minimum=100), filters=[])
     return [{}, bm25, {}, knn]
@@ -52,7 +54,7 @@ async def run(index: str, queries: list[str], rounds: int) -> None:
             timings["gather"].append((time.perf_counter() - started) * 1000)
             started = time.perf_counter()
             vector = await asyncio.to_thread(embedder.embed_query, text)
-            response = await es.msearch(index=index, searches=msearch_bodies(text, vector, 100))
+            response = await es.msearch(index=index, searches=msearch_bodies(text, vector, 100, settings.retrieval))
             lists = [ranked_list_from_response(leg, body, started=started)
                      for leg, body in zip((Leg.BM25, Leg.DENSE), response["responses"], strict=True)]
             fuse_rrf(lists, FusionParams(rrf_k=60))

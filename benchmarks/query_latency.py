@@ -13,11 +13,12 @@ import time
 from pathlib import Path
 
 from search_platform_client import SearchClient
+from search_platform_client.models import Mode
 
 from search_platform.cli.keys import run_api_key
 from search_platform.config import load_settings
 
-MODES = ("bm25", "semantic", "hybrid")
+MODES: tuple[Mode, ...] = ("bm25", "semantic", "hybrid")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -48,8 +49,8 @@ def main() -> None:
                     client.search(text, mode=mode, top_k=10)
                     timings[mode].append((time.perf_counter() - started) * 1000)
     print(f"{'mode':<10}{'n':>6}{'p50 ms':>10}{'p95 ms':>10}{'p99 ms':>10}{'mean ms':>10}")
-    for mode, values in timings.items():
-        print(f"{mode:<10}{len(values):>6}{percentile(values, 50):>10.1f}{percentile(values, 95):>10.1f}"
+    for name, values in timings.items():
+        print(f"{name:<10}{len(values):>6}{percentile(values, 50):>10.1f}{percentile(values, 95):>10.1f}"
               f"{percentile(values, 99):>10.1f}{statistics.fmean(values):>10.1f}")
     slower_leg = max(percentile(timings["bm25"], 50), percentile(timings["semantic"], 50))
     print(f"hybrid p50 / slower single leg p50 = {percentile(timings['hybrid'], 50) / slower_leg:.2f}")
