@@ -77,6 +77,23 @@ def test_filters_restrict_every_leg(client, corpus_index, mode):
     assert tenant.hits == []
 
 
+@pytest.mark.parametrize("mode", ["bm25", "semantic", "hybrid"])
+def test_date_filters_take_any_rfc3339_offset(api, admin_key, corpus_index, mode):
+    """Offsets up to ±23:59 are RFC 3339; Elasticsearch's own date parser stops at ±18:00 (once a 502)."""
+    def search(filters: dict[str, str]) -> list[str]:
+        response = httpx.post(f"{api}/v1/search", headers={"Authorization": f"Bearer {admin_key}"}, timeout=60,
+                              json={"query": "error timeout retry paths", "mode": mode, "index": corpus_index,
+                                    "group_by": "chunk", "filters": filters})
+        assert response.status_code == 200, response.text
+        return [hit["chunk_id"] for hit in response.json()["hits"]]
+
+    everything = search({})
+    assert everything
+    assert search({"indexed_after": "0214-03-04T21:44:08+19:31", "indexed_before": "9999-12-31T23:59:59-23:59"}) \
+        == everything
+    assert search({"indexed_after": "9999-12-31T00:00:00+19:31"}) == []
+
+
 def test_technical_terms_match_split_and_whole(client, corpus_index):
     for query in ("ERR_NETWORK_TIMEOUT_504", "network timeout 504", "CVE-2024-12345", "TypeScript 5.7"):
         response = client.search(query, mode="bm25", index=corpus_index, top_k=1)

@@ -1,4 +1,4 @@
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 
 from search_platform.backends.elasticsearch.filters import filter_clauses
 from search_platform.backends.elasticsearch.mappings import RecordKind
@@ -191,8 +191,15 @@ def test_filters_become_terms_and_ranges_in_fixed_order():
         {"terms": {"source": ["docs"]}},
         {"terms": {"tags": ["a", "b"]}},
         {"terms": {"tenant": ["t1"]}},
-        {"range": {"indexed_at": {"gte": "2026-01-01T00:00:00+00:00", "lt": "2026-06-01T00:00:00+00:00"}}},
+        {"range": {"indexed_at": {"format": "epoch_millis", "gte": 1767225600000, "lt": 1780272000000}}},
     ]
+
+
+def test_range_bounds_take_any_offset_and_round_up_to_whole_milliseconds():
+    past_java_limit = datetime(214, 3, 4, 21, 44, 8, tzinfo=timezone(timedelta(hours=19, minutes=31)))
+    half_a_milli = datetime(1970, 1, 1, 0, 0, 0, 500, tzinfo=UTC)
+    clauses = filter_clauses(Filters(indexed_after=past_java_limit, indexed_before=half_a_milli))
+    assert clauses == [{"range": {"indexed_at": {"format": "epoch_millis", "gte": -55408657612000, "lt": 1}}}]
 
 
 def test_empty_filters_are_no_clauses():
