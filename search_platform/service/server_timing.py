@@ -1,6 +1,6 @@
 """A request's stage timings as an HTTP `Server-Timing` header (W3C Server Timing: `name;dur=ms;desc="..."`,
 comma separated), the per-request recorder the auth dependency and the search route share, and the middleware
-that puts the recorded stages on responses no route timed (errors)."""
+that writes the recorded stages on every response."""
 
 from __future__ import annotations
 
@@ -67,25 +67,23 @@ def request_timings(request: Request) -> StageTimings:
 
 
 class ServerTimingMiddleware:
-    """Adds the stages a request recorded as a Server-Timing header to a response that has none: an error answered
-    after some stages ran (a 401, 403 or 429 from the key check, a 404 or 502 from the search) still says how long
-    they took. A response with no recorded stage gets no header; a route's own header is left as it is."""
+    """Writes the stages a request recorded as its response's Server-Timing header, whatever the response: a search
+    with all its stages, or an error answered after some ran (a 401, 403 or 429 from the key check, a 404 or 502
+    from the search). A response with no recorded stage gets no header."""
 
     def __init__(self, app: ASGIApp) -> None:
         self._app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Pass the request through, adding the header to the response start when it is missing."""
+        """Pass the request through, adding the header to the response start."""
         if scope["type"] != "http":
             await self._app(scope, receive, send)
             return
 
         async def send_with_timing(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                timings = scope.get("state", {}).get("timings")
-                if HEADER not in headers and isinstance(timings, StageTimings) and timings.stages():
-                    headers[HEADER] = server_timing(timings.stages())
+            timings = scope.get("state", {}).get("timings")
+            if message["type"] == "http.response.start" and isinstance(timings, StageTimings) and timings.stages():
+                MutableHeaders(scope=message)[HEADER] = server_timing(timings.stages())
             await send(message)
 
         await self._app(scope, receive, send_with_timing)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Request
 
 from search_platform.analytics.experiments import ARM_PARAMETERS
 from search_platform.auth.request_ids import RequestIds
 from search_platform.auth.tenancy import restrict_filters
 from search_platform.domain.models import Filters, FusedHit, Leg, SearchMode, SearchResult
-from search_platform.domain.timings import Stage, StageTiming
+from search_platform.domain.timings import Stage
 from search_platform.retrieval.fusion import FUSION_READS, explain_params
 from search_platform.retrieval.hybrid import SearchRequest
 from search_platform.service.auth import SearchPrincipal, authorize_index
@@ -30,8 +30,7 @@ from search_platform.service.schemas import (
     WeightsBody,
 )
 from search_platform.service.search_service import SearchParams
-from search_platform.service.server_timing import HEADER as SERVER_TIMING
-from search_platform.service.server_timing import request_timings, server_timing
+from search_platform.service.server_timing import request_timings
 
 router = APIRouter()
 
@@ -158,7 +157,6 @@ def to_params(body: SearchBody, *, tenant: str | None) -> SearchParams:
 )
 async def search(
     body: SearchBody, resources: ResourcesDep, principal: SearchPrincipal, metrics: MetricsDep, http: Request,
-    reply: Response,
 ) -> SearchResponseBody:
     """Search in bm25, semantic or hybrid mode (fused by rrf, weighted_rrf, convex or dbsf); with a user_id or
     session_id, an experiment may assign an arm whose retrieval settings apply (parameters sent explicitly win:
@@ -182,7 +180,7 @@ async def search(
     stages = timings.stages()
     metrics.observe_search(result)
     metrics.observe_stages(result.mode, stages)
-    reply.headers[SERVER_TIMING] = server_timing((*stages, StageTiming(Stage.SEARCH, result.took_ms)))
+    timings.record(Stage.SEARCH, result.took_ms)  # last in the Server-Timing header the middleware writes
     response = to_response(request, result)
     if request.explain:
         response.timings_ms = {stage.name: stage.ms for stage in stages}
