@@ -27,6 +27,9 @@ from pathlib import Path
 
 from search_platform_client import SearchClient
 
+from infra.app_processes import API, MARKER, WORKER
+from infra.elasticsearch import running_pid
+from infra.process import live_pid
 from search_platform.backends.elasticsearch.client import build_client
 from search_platform.backends.elasticsearch.mappings import delete_index
 from search_platform.cli.keys import run_api_key
@@ -83,11 +86,11 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 def service_pids(settings: Settings) -> dict[str, int]:
-    """The running services' main pids, from the pid files the project's scripts write."""
-    home = settings.infra.home
-    files = {"worker": home / "run" / "worker.pid", "api": home / "run" / "api.pid",
-             "elasticsearch": home / "es-run" / "elasticsearch.pid"}
-    return {name: int(path.read_text().strip()) for name, path in files.items() if path.exists()}
+    """The running services' main pids, as the project's own scripts find them."""
+    pids = {"worker": live_pid(WORKER.pid_file(settings), marker=MARKER),
+            "api": live_pid(API.pid_file(settings), marker=MARKER),
+            "elasticsearch": running_pid(settings)}
+    return {name: pid for name, pid in pids.items() if pid is not None}
 
 
 def tree_cpu_seconds(root: int) -> float:

@@ -24,7 +24,7 @@ from pathlib import Path
 import httpx
 
 from search_platform.backends.elasticsearch.client import build_async_client
-from search_platform.config import load_settings
+from search_platform.config import Settings, load_settings
 from search_platform.embeddings.factory import build_embedder
 from search_platform.evaluation.metrics import percentile
 
@@ -51,9 +51,8 @@ async def timed_async(call: Callable[[], Awaitable[object]], n: int) -> float:
     return percentile(samples, 50)
 
 
-async def elasticsearch_floor(index: str, n: int) -> float:
+async def elasticsearch_floor(settings: Settings, index: str, n: int) -> float:
     """An empty search's round trip through the platform's client."""
-    settings = load_settings()
     client = build_async_client(settings.elasticsearch)
     body = {"size": 0, "track_total_hits": False, "query": {"match_none": {}}}
     try:
@@ -63,9 +62,8 @@ async def elasticsearch_floor(index: str, n: int) -> float:
         await client.close()
 
 
-def encode_floor(queries: list[str], *, quantize: bool) -> float:
+def encode_floor(settings: Settings, queries: list[str], *, quantize: bool) -> float:
     """One query's encoding, every text new to the encoder."""
-    settings = load_settings()
     embedding = settings.embedding.model_copy(update={"backend": "onnx", "onnx_quantize": quantize})
     embedder = build_embedder(embedding)
     embedder.embed_query("warm up")
@@ -81,14 +79,15 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--golden", type=Path, default=Path("datasets/golden/python-docs.json"))
     args = parser.parse_args()
-    index = args.index or load_settings().elasticsearch.index_alias
+    settings = load_settings()
+    index = args.index or settings.elasticsearch.index_alias
     queries = [item["query"] for item in json.loads(args.golden.read_text())]
     with httpx.Client(base_url=args.api, timeout=30) as http:
         http.get("/no-such-path")
         http_ms = timed(lambda: http.get("/no-such-path"), args.n)
-    es_ms = asyncio.run(elasticsearch_floor(index, args.n))
-    fp32_ms = encode_floor(queries, quantize=False)
-    int8_ms = encode_floor(queries, quantize=True)
+    es_ms = asyncio.run(elasticsearch_floor(settings, index, args.n))
+    fp32_ms = encode_floor(settings, queries, quantize=False)
+    int8_ms = encode_floor(settings, queries, quantize=True)
     print(f"{'floor':<44}{'p50 ms':>8}")
     print(f"{'HTTP request answered with no work':<44}{http_ms:>8.2f}")
     print(f"{'Elasticsearch empty search':<44}{es_ms:>8.2f}")
