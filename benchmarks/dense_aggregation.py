@@ -1,0 +1,185 @@
+"""How should the dense leg rank documents from their chunks' similarities: by the best chunk (what the platform
+does), the first chunk, the mean, the sum of the best n, or the best chunk plus a share of the rest? And does a
+second dense list (say, first chunks) fused beside the best-chunk one help?
+
+    .venv/bin/python benchmarks/dense_aggregation.py \
+        --dataset datasets/gnu-info --dataset datasets/postgresql-docs --dataset datasets/rust-std \
+        --dataset datasets/golden/python-docs.json --corpus var/demo-corpus \
+        --runs var/lexical-lists.json --out benchmarks/reports/dense-aggregation.md
+
+The lexical lists (document BM25, passage BM25) and the platform's own dense list come from
+benchmarks/lexical_lists.py (`--runs` is shared with it; the platform must be up with a worker when the file does
+not exist yet). The chunk vectors are the ones ingestion stored: the same chunker, the same embedding text and the
+passage-vector cache, so nothing is re-encoded when the corpus was evaluated before. Similarities are exact
+(numpy), per query against every chunk. Each dense variant is fused with the lexical lists by the default routed
+weighted RRF (k=10, the route table of the settings) and scored by nDCG@10, macro-averaged over the datasets.
+Prints measured numbers only; it changes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from lexical_lists import CATEGORIES, DEPTH, collect, ndcg_at_10
+
+from search_platform.config import Settings, load_settings
+from search_platform.embeddings.cache import with_passage_cache
+from search_platform.embeddings.factory import build_embedder
+from search_platform.evaluation.session import load_eval_dataset
+from search_platform.ingestion.pipeline import chunk_document, embed_chunks
+
+Aggregate = Callable[[np.ndarray], float]  # one document's chunk similarities (in chunk order) -> its score
+
+
+def top_n_sum(n: int) -> Aggregate:
+    return lambda sims: float(np.sort(sims)[::-1][:n].sum())
+
+
+def max_plus_mean(share: float) -> Aggregate:
+    return lambda sims: float(sims.max() + share * sims.mean())
+
+
+def max_plus_first(share: float) -> Aggregate:
+    return lambda sims: float(sims.max() + share * sims[0])
+
+
+AGGREGATES: dict[str, Aggregate] = {
+    "max": lambda sims: float(sims.max()),
+    "first": lambda sims: float(sims[0]),
+    "mean": lambda sims: float(sims.mean()),
+    "top2 sum": top_n_sum(2),
+    "top3 sum": top_n_sum(3),
+    "max + .1 mean": max_plus_mean(0.1),
+    "max + .25 mean": max_plus_mean(0.25),
+    "max + .25 first": max_plus_first(0.25),
+    "max + .5 first": max_plus_first(0.5),
+}
+
+
+DenseLists = dict[str, list[dict[str, list[str]]]]  # dataset -> per query: aggregate -> doc ids, best first
+
+
+def dense_lists(settings: Settings, datasets: Sequence[Path], corpus: Path | None) -> DenseLists:
+    """Per dataset, per query (in the dataset's order), each aggregate's top documents."""
+    embedder = with_passage_cache(build_embedder(settings.embedding), settings.embedding)
+    out: dict[str, list[dict[str, list[str]]]] = {}
+    for path in datasets:
+        dataset = load_eval_dataset(path, corpus if path.is_file() else None)[0]
+        assert dataset.corpus is not None
+        chunks = [chunk for document in dataset.corpus
+                  for chunk in chunk_document(document, chunking=settings.chunking,
+                                              count_tokens=embedder.count_tokens)]
+        vectors = np.asarray(embed_chunks(chunks, embedder), dtype=np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        owners: dict[str, list[int]] = defaultdict(list)
+        for row, chunk in enumerate(chunks):
+            owners[chunk.doc_id].append(row)  # chunks come in chunk order per document
+        doc_ids = list(owners)
+        per_query = []
+        for query in dataset.queries:
+            q = np.asarray(embedder.embed_query(query.text), dtype=np.float32)
+            sims = vectors @ (q / np.linalg.norm(q))
+            lists = {}
+            for name, aggregate in AGGREGATES.items():
+                scores = np.asarray([aggregate(sims[owners[doc]]) for doc in doc_ids])
+                lists[name] = [doc_ids[i] for i in np.argsort(-scores, kind="stable")[:DEPTH]]
+            per_query.append(lists)
+        out[dataset.name] = per_query
+        print(f"{dataset.name}: {len(chunks)} chunks, {len(per_query)} queries", flush=True)
+    return out
+
+
+def fuse(lists: Sequence[tuple[Sequence[str], float]], *, k: int) -> list[str]:
+    scores: dict[str, float] = defaultdict(float)
+    for ranking, weight in lists:
+        for rank, doc in enumerate(ranking, start=1):
+            scores[doc] += weight / (k + rank)
+    return sorted(scores, key=lambda doc: -scores[doc])
+
+
+def evaluate(runs: Mapping[str, Any], dense: Mapping[str, Any], settings: Settings,
+             variant: Callable[[Mapping[str, Sequence[str]], Mapping[str, Sequence[str]], float],
+                               list[tuple[Sequence[str], float]]]) -> dict[str, dict[str, float]]:
+    """nDCG@10 per dataset and category of routed weighted RRF over the lists the variant picks."""
+    table = settings.retrieval.route_weights
+    result: dict[str, dict[str, float]] = {}
+    for name, queries in runs.items():
+        values: dict[str, list[float]] = defaultdict(list)
+        for query, extra in zip(queries, dense[name], strict=True):
+            weights = table[query["route"]]
+            lexical = [(query["lists"]["doc"], weights.bm25), (query["lists"]["passage"], weights.bm25)]
+            ranking = fuse(lexical + variant(query["lists"], extra, weights.dense), k=settings.retrieval.rrf_k)
+            value = ndcg_at_10(ranking, query["relevance"])
+            values["all"].append(value)
+            values[query["category"]].append(value)
+        result[name] = {cat: sum(v) / len(v) for cat, v in values.items()}
+    return result
+
+
+def variants() -> dict[str, Callable[..., list[tuple[Sequence[str], float]]]]:
+    found: dict[str, Callable[..., list[tuple[Sequence[str], float]]]] = {
+        "platform dense (ES kNN, best chunk)": lambda lists, _extra, w: [(lists["dense"], w)],
+    }
+    for name in AGGREGATES:
+        found[f"dense {name}"] = lambda _lists, extra, w, name=name: [(extra[name], w)]
+    for share in (0.25, 0.5, 1.0):
+        found[f"dense max + first as a list (x{share})"] = (
+            lambda _lists, extra, w, share=share: [(extra["max"], w), (extra["first"], w * share)])
+        found[f"dense max + mean as a list (x{share})"] = (
+            lambda _lists, extra, w, share=share: [(extra["max"], w), (extra["mean"], w * share)])
+    return found
+
+
+def report(runs: Mapping[str, Any], dense: Mapping[str, Any], settings: Settings, command: str) -> str:
+    names = list(runs)
+    lines = ["# Dense leg per document: how chunk similarities make a document's score (nDCG@10)", "",
+             f"Command: `{command}`  ", "Fusion: routed weighted RRF k="
+             f"{settings.retrieval.rrf_k} with document BM25 and passage BM25 (the defaults).  ",
+             "Datasets (queries): " + ", ".join(f"{name} ({len(runs[name])})" for name in names), "",
+             "| dense list(s) | macro | " + " | ".join(f"macro {c}" for c in CATEGORIES) + " | "
+             + " | ".join(f"{n} all/concept" for n in names) + " |",
+             "|---|---|" + "---|" * (len(CATEGORIES) + len(names))]
+    for label, variant in variants().items():
+        scores = evaluate(runs, dense, settings, variant)
+        macro = sum(s["all"] for s in scores.values()) / len(scores)
+        cats = [sum(s[c] for s in scores.values() if c in s) / sum(1 for s in scores.values() if c in s)
+                for c in CATEGORIES]
+        lines.append(f"| {label} | {macro:.4f} | " + " | ".join(f"{c:.3f}" for c in cats) + " | "
+                     + " | ".join(f"{scores[n]['all']:.3f}/{scores[n].get('conceptual', float('nan')):.3f}"
+                                  for n in names) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dataset", type=Path, action="append", required=True)
+    parser.add_argument("--corpus", type=Path, help="corpus directory of a golden-set file")
+    parser.add_argument("--runs", type=Path, required=True,
+                        help="JSON of lexical_lists.py's rankings: read if it exists, else collected and written")
+    parser.add_argument("--out", type=Path, help="Markdown report (printed too)")
+    args = parser.parse_args()
+    settings = load_settings()
+    if args.runs.exists():
+        runs = json.loads(args.runs.read_text())
+    else:
+        runs = collect(args.dataset, args.corpus)
+        args.runs.write_text(json.dumps(runs))
+    dense = dense_lists(settings, args.dataset, args.corpus)
+    datasets = " ".join(f"--dataset {path}" for path in args.dataset)
+    corpus = f" --corpus {args.corpus}" if args.corpus else ""
+    out = f" --out {args.out}" if args.out else ""
+    text = report(runs, dense, settings,
+                  f"python benchmarks/dense_aggregation.py {datasets}{corpus} --runs {args.runs}{out}")
+    print(text)
+    if args.out is not None:
+        args.out.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
