@@ -59,6 +59,8 @@ AGGREGATES: dict[str, Aggregate] = {
     "max + .25 mean": max_plus_mean(0.25),
     "max + .25 first": max_plus_first(0.25),
     "max + .5 first": max_plus_first(0.5),
+    "max + .75 first": max_plus_first(0.75),
+    "max + 1 first": max_plus_first(1.0),
 }
 
 
@@ -103,9 +105,13 @@ def fuse(lists: Sequence[tuple[Sequence[str], float]], *, k: int) -> list[str]:
     return sorted(scores, key=lambda doc: -scores[doc])
 
 
+WeightedLists = list[tuple[Sequence[str], float]]
+# (the query's lexical_lists lists, its dense_lists lists, the route's dense weight, the route) -> dense lists
+Variant = Callable[[Mapping[str, Sequence[str]], Mapping[str, Sequence[str]], float, str], WeightedLists]
+
+
 def evaluate(runs: Mapping[str, Any], dense: Mapping[str, Any], settings: Settings,
-             variant: Callable[[Mapping[str, Sequence[str]], Mapping[str, Sequence[str]], float],
-                               list[tuple[Sequence[str], float]]]) -> dict[str, dict[str, float]]:
+             variant: Variant) -> dict[str, dict[str, float]]:
     """nDCG@10 per dataset and category of routed weighted RRF over the lists the variant picks."""
     table = settings.retrieval.route_weights
     result: dict[str, dict[str, float]] = {}
@@ -114,7 +120,8 @@ def evaluate(runs: Mapping[str, Any], dense: Mapping[str, Any], settings: Settin
         for query, extra in zip(queries, dense[name], strict=True):
             weights = table[query["route"]]
             lexical = [(query["lists"]["doc"], weights.bm25), (query["lists"]["passage"], weights.bm25)]
-            ranking = fuse(lexical + variant(query["lists"], extra, weights.dense), k=settings.retrieval.rrf_k)
+            dense_part = variant(query["lists"], extra, weights.dense, query["route"])
+            ranking = fuse(lexical + dense_part, k=settings.retrieval.rrf_k)
             value = ndcg_at_10(ranking, query["relevance"])
             values["all"].append(value)
             values[query["category"]].append(value)
@@ -122,17 +129,35 @@ def evaluate(runs: Mapping[str, Any], dense: Mapping[str, Any], settings: Settin
     return result
 
 
-def variants() -> dict[str, Callable[..., list[tuple[Sequence[str], float]]]]:
-    found: dict[str, Callable[..., list[tuple[Sequence[str], float]]]] = {
-        "platform dense (ES kNN, best chunk)": lambda lists, _extra, w: [(lists["dense"], w)],
-    }
+def platform_dense(lists: Mapping[str, Sequence[str]], _extra: Mapping[str, Sequence[str]], weight: float,
+                   _route: str) -> WeightedLists:
+    return [(lists["dense"], weight)]
+
+
+def aggregated(name: str) -> Variant:
+    return lambda _lists, extra, weight, _route: [(extra[name], weight)]
+
+
+def second_list(name: str, share_by_route: Mapping[str, float]) -> Variant:
+    """The best-chunk list at the route's dense weight, and `name`'s list at a share of it."""
+    return lambda _lists, extra, weight, route: [(extra["max"], weight),
+                                                 (extra[name], weight * share_by_route.get(route, 0.0))]
+
+
+def variants() -> dict[str, Variant]:
+    found: dict[str, Variant] = {"platform dense (ES kNN, best chunk)": platform_dense}
     for name in AGGREGATES:
-        found[f"dense {name}"] = lambda _lists, extra, w, name=name: [(extra[name], w)]
+        found[f"dense {name}"] = aggregated(name)
+    everywhere = ("lexical", "semantic", "mixed")
     for share in (0.25, 0.5, 1.0):
-        found[f"dense max + first as a list (x{share})"] = (
-            lambda _lists, extra, w, share=share: [(extra["max"], w), (extra["first"], w * share)])
-        found[f"dense max + mean as a list (x{share})"] = (
-            lambda _lists, extra, w, share=share: [(extra["max"], w), (extra["mean"], w * share)])
+        found[f"dense max + first as a list (x{share})"] = second_list("first", dict.fromkeys(everywhere, share))
+        found[f"dense max + mean as a list (x{share})"] = second_list("mean", dict.fromkeys(everywhere, share))
+    by_route = {"semantic .5": {"semantic": 0.5}, "semantic .75": {"semantic": 0.75},
+                "semantic 1": {"semantic": 1.0}, "semantic .5 mixed .25": {"semantic": 0.5, "mixed": 0.25},
+                "semantic .75 mixed .25": {"semantic": 0.75, "mixed": 0.25},
+                "semantic .5 mixed .5": {"semantic": 0.5, "mixed": 0.5}}
+    for label, table in by_route.items():
+        found[f"dense max + first as a list, {label}"] = second_list("first", table)
     return found
 
 

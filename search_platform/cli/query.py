@@ -42,7 +42,8 @@ def _choice(name: str, value: str, choices: tuple[str, ...]) -> str:
 
 
 def fusion_options(*, fusion: str | None, alpha: float | None, weight_bm25: float | None,
-                   weight_dense: float | None, normalization: str | None) -> FusionKwargs:
+                   weight_dense: float | None, normalization: str | None,
+                   weight_dense_lead: float | None = None) -> FusionKwargs:
     """The CLI's fusion flags as SDK keyword arguments; unset flags are left to the service's defaults."""
     options = FusionKwargs()
     if fusion is not None:
@@ -52,7 +53,8 @@ def fusion_options(*, fusion: str | None, alpha: float | None, weight_bm25: floa
                                                                get_args(Normalization)))
     if alpha is not None:
         options["alpha"] = alpha
-    weights = {leg: w for leg, w in (("bm25", weight_bm25), ("dense", weight_dense)) if w is not None}
+    weights = {leg: w for leg, w in (("bm25", weight_bm25), ("dense", weight_dense),
+                                     ("dense_lead", weight_dense_lead)) if w is not None}
     if weights:
         options["weights"] = weights
     return options
@@ -163,6 +165,9 @@ def query(
     alpha: Annotated[float | None, typer.Option(help="convex: weight of dense, in [0, 1].")] = None,
     weight_bm25: Annotated[float | None, typer.Option(help="weighted_rrf, dbsf: weight of bm25.")] = None,
     weight_dense: Annotated[float | None, typer.Option(help="weighted_rrf, dbsf: weight of dense.")] = None,
+    weight_dense_lead: Annotated[float | None, typer.Option(
+        help="weighted_rrf, dbsf: weight of the lead-passage dense list (documents ranked by their first chunk; "
+             "--group-by document only; default 0: off).")] = None,
     normalization: Annotated[str | None, typer.Option(help="convex: minmax | zscore.")] = None,
     rerank: Annotated[bool | None, typer.Option("--rerank/--no-rerank", help="Rescore the fused top N with the "
                                                 "service's cross-encoder (default: as configured).")] = None,
@@ -173,7 +178,7 @@ def query(
     """Search through the API and print each hit with its rank in each leg."""
     options = SearchOptions(mode=cast(Mode, _choice("mode", mode, get_args(Mode))), top_k=top_k, index=index)
     fusion_kwargs = fusion_options(fusion=fusion, alpha=alpha, weight_bm25=weight_bm25, weight_dense=weight_dense,
-                                   normalization=normalization)
+                                   normalization=normalization, weight_dense_lead=weight_dense_lead)
     view = view_options(page=page, window=window, group_by=group_by, highlight=highlight, explain=explain,
                         rerank=rerank)
     with api_client(url, api_key) as client:

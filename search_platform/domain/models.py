@@ -29,11 +29,19 @@ class SearchMode(enum.StrEnum):
 class Leg(enum.StrEnum):
     """One retriever feeding the fusion. BM25 scores the configured lexical unit (whole documents when results are
     documents and retrieval.lexical_unit is "document" or "both"); BM25_PASSAGE scores chunks beside it (results
-    grouped by document with lexical_unit "both"), so a document wins on its whole text or on one passage."""
+    grouped by document with lexical_unit "both"), so a document wins on its whole text or on one passage.
+    DENSE_LEAD ranks documents by their lead passage (the first chunk: a page's name and purpose) beside DENSE's
+    best chunk, when hybrid results are documents and the lead list weighs more than 0."""
 
     BM25 = "bm25"
     BM25_PASSAGE = "bm25_passage"
     DENSE = "dense"
+    DENSE_LEAD = "dense_lead"
+
+    @property
+    def dense(self) -> bool:
+        """Whether the leg ranks by the query's embedding."""
+        return self in (Leg.DENSE, Leg.DENSE_LEAD)
 
 
 class GroupBy(enum.StrEnum):

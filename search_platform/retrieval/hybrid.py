@@ -41,12 +41,14 @@ MODE_LEGS: dict[SearchMode, tuple[Leg, ...]] = {
 }
 
 
-def legs_for(mode: SearchMode, group_by: GroupBy, lexical_unit: str) -> tuple[Leg, ...]:
-    """The legs a search runs: the mode's, plus chunk-level BM25 beside document-level BM25 when hybrid results are
-    documents and the lexical unit is "both" (a document then wins on its whole text or on one exact passage)."""
-    if mode is SearchMode.HYBRID and group_by is GroupBy.DOCUMENT and lexical_unit == "both":
-        return Leg.BM25, Leg.BM25_PASSAGE, Leg.DENSE
-    return MODE_LEGS[mode]
+def legs_for(mode: SearchMode, group_by: GroupBy, lexical_unit: str, *, lead: bool = False) -> tuple[Leg, ...]:
+    """The legs a search runs: the mode's, plus, when hybrid results are documents, chunk-level BM25 beside
+    document-level BM25 if the lexical unit is "both" (a document then wins on its whole text or on one exact
+    passage) and the lead-passage dense leg beside the dense one if `lead` (its list weighs more than 0)."""
+    if mode is not SearchMode.HYBRID or group_by is not GroupBy.DOCUMENT:
+        return MODE_LEGS[mode]
+    lexical = (Leg.BM25, Leg.BM25_PASSAGE) if lexical_unit == "both" else (Leg.BM25,)
+    return (*lexical, Leg.DENSE, *((Leg.DENSE_LEAD,) if lead else ()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,11 +249,14 @@ class HybridSearcher:
 
 
 def leg_stages(lists: Sequence[RankedList]) -> list[StageTiming]:
-    """Each answering leg's took_ms as a stage named by its leg, with the query encoding split out of it."""
+    """Each answering leg's took_ms as a stage named by its leg, with the query encoding split out of it (once:
+    the dense legs of a search share one encoding, so the longest wait for it is the encode stage)."""
+    encode_ms = max((ranked.encode_ms for ranked in lists), default=0.0)
     stages: list[StageTiming] = []
     for ranked in lists:
-        if ranked.encode_ms:
-            stages.append(StageTiming(Stage.ENCODE, ranked.encode_ms))
+        if ranked.encode_ms and encode_ms:
+            stages.append(StageTiming(Stage.ENCODE, encode_ms))
+            encode_ms = 0.0
         stages.append(StageTiming(ranked.leg.value, ranked.took_ms - ranked.encode_ms))
     return stages
 

@@ -97,7 +97,8 @@ class SearchService:
             highlight=params.highlight,
             explain=params.explain,
             group_by=params.group_by,
-            legs=legs_for(params.mode, params.group_by, limits.lexical_unit),
+            legs=legs_for(params.mode, params.group_by, limits.lexical_unit,
+                          lead=FusionParams(weights=weights).weight(Leg.DENSE_LEAD) > 0),
             rerank=self._checked_rerank(params.rerank),
         )
 
@@ -177,7 +178,7 @@ def routed_weights(fusion: str, query: str, weights: dict[Leg, float], settings:
                                 fields=("weights",))
     route = classify_query(query)
     chosen = settings.route_weights[route.value]
-    return route, {Leg.BM25: chosen.bm25, Leg.DENSE: chosen.dense}
+    return route, {Leg.BM25: chosen.bm25, Leg.DENSE: chosen.dense, Leg.DENSE_LEAD: chosen.dense_lead}
 
 
 def checked_tech_boost(tech_boost: float | None) -> float | None:

@@ -24,10 +24,13 @@ class FusionParams:
     normalization: Normalization = DEFAULT_NORMALIZATION
 
     def weight(self, leg: Leg) -> float:
-        """Weight of one leg (1.0 when not set); the passage BM25 list takes the BM25 weight unless set."""
-        if leg is Leg.BM25_PASSAGE and leg not in self.weights:
+        """Weight of one leg (1.0 when not set); the passage BM25 list takes the BM25 weight unless set, and the
+        lead-passage list weighs 0 (it does not run) unless set."""
+        if leg in self.weights:
+            return self.weights[leg]
+        if leg is Leg.BM25_PASSAGE:
             return self.weight(Leg.BM25)
-        return self.weights.get(leg, DEFAULT_WEIGHT)
+        return 0.0 if leg is Leg.DENSE_LEAD else DEFAULT_WEIGHT
 
     def leg_weights(self, legs: Sequence[Leg]) -> dict[str, float]:
         """Each leg's weight by leg name, as explanations and search logs report them."""

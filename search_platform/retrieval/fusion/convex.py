@@ -12,9 +12,13 @@ READS = ("alpha", "normalization")
 
 
 def fuse_convex(lists: Sequence[RankedList], params: FusionParams, *, limit: int | None = None) -> list[FusedHit]:
-    """Blend normalised leg scores by alpha (dense) and 1 - alpha (bm25, shared equally by the lexical lists when
-    there are two). Reads alpha and normalization only."""
-    lexical = sum(1 for ranked in lists if ranked.leg is not Leg.DENSE) or 1
-    parts = normalized_parts(lists, NORMALIZERS[params.normalization],
-                             lambda leg: params.alpha if leg is Leg.DENSE else (1.0 - params.alpha) / lexical)
+    """Blend normalised leg scores by alpha (dense) and 1 - alpha (bm25): each side shared equally by its lists when
+    it has two. Reads alpha and normalization only."""
+    dense = sum(1 for ranked in lists if ranked.leg.dense) or 1
+    lexical = sum(1 for ranked in lists if not ranked.leg.dense) or 1
+
+    def coefficient(leg: Leg) -> float:
+        return params.alpha / dense if leg.dense else (1.0 - params.alpha) / lexical
+
+    parts = normalized_parts(lists, NORMALIZERS[params.normalization], coefficient)
     return rank_by_parts(lists, parts, limit=limit)

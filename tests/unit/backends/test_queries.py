@@ -7,6 +7,7 @@ from search_platform.backends.elasticsearch.queries import (
     bm25_body,
     grouping_fields,
     knn_body,
+    lead_passage_filter,
     num_candidates_for,
     page_body,
     passages_body,
@@ -159,6 +160,10 @@ def test_knn_body_prefilters_inside_knn():
             "filter": [{"terms": {"lang": ["en"]}}],
         },
     }
+
+
+def test_the_lead_passage_filter_keeps_each_documents_first_chunk():
+    assert lead_passage_filter() == {"term": {"chunk_index": 0}}
 
 
 def test_knn_body_without_filters_has_no_filter_key():

@@ -82,3 +82,10 @@ def test_weights_and_rrf_k_are_ignored():
 
 def test_registry_names_convex():
     assert FUSERS["convex"] is fuse_convex
+
+
+def test_two_dense_lists_share_alpha_as_two_lexical_lists_share_one_minus_alpha():
+    lead = scored(Leg.DENSE_LEAD, ("d", 0.9), ("b", 0.1))
+    fused = fuse_convex([BM25, DENSE, lead], FusionParams(alpha=0.6, normalization=Normalization.MINMAX))
+    assert scores_of(fused)["d"] == pytest.approx(0.4 * 0.0 + 0.3 * (0.6 - 0.2) / (0.8 - 0.2) + 0.3 * 1.0)
+    assert scores_of(fused)["a"] == pytest.approx(0.4 * 1.0 + 0.3 * 0.0 + 0.3 * 0.0)

@@ -49,3 +49,9 @@ async def test_rerank_is_a_stage_only_when_it_ran() -> None:
     assert reranked.reranked
     assert "rerank" in [s.name for s in reranked.stages]
     assert "rerank" not in [s.name for s in plain.stages]
+
+
+def test_the_dense_legs_share_one_encoding_so_it_is_one_stage() -> None:
+    lead = replace(scored(Leg.DENSE_LEAD, ("c", 0.7)), took_ms=8.0, encode_ms=6.0)
+    assert [(s.name, s.ms) for s in leg_stages([BM25, DENSE, lead])] == [
+        ("bm25", 4.0), ("encode", 6.5), ("dense", 9.0 - 6.5), ("dense_lead", 8.0 - 6.0)]

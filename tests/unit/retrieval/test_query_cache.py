@@ -88,3 +88,31 @@ def test_fingerprint_depends_on_the_model_behaviour() -> None:
     assert model_fingerprint(FakeEmbedder(), backend="fake") == model_fingerprint(FakeEmbedder(), backend="fake")
     assert model_fingerprint(FakeEmbedder(dims=32), backend="fake") != model_fingerprint(FakeEmbedder(dims=64),
                                                                                           backend="fake")
+
+
+def test_concurrent_encodings_of_one_query_share_one_call_even_without_a_cache() -> None:
+    embedder = CountingEmbedder()
+    encoder = QueryEncoder(embedder, cache_size=0)
+
+    async def both() -> list[list[float]]:
+        return list(await asyncio.gather(encoder.encode("copy a tree"), encoder.encode(" copy a  tree")))
+
+    first, second = asyncio.run(both())
+    assert embedder.calls == ["copy a tree"] and first == second
+    asyncio.run(encoder.encode("copy a tree"))  # done encodings are forgotten: with no cache, a later call encodes
+    assert embedder.calls == ["copy a tree", "copy a tree"]
+
+
+def test_a_cancelled_waiter_leaves_the_shared_encoding_to_the_others() -> None:
+    embedder = CountingEmbedder()
+    encoder = QueryEncoder(embedder, cache_size=0)
+
+    async def one_cancelled() -> list[float]:
+        cancelled = asyncio.ensure_future(encoder.encode("q"))
+        kept = asyncio.ensure_future(encoder.encode("q"))
+        await asyncio.sleep(0)
+        cancelled.cancel()
+        return await kept
+
+    assert len(asyncio.run(one_cancelled())) == embedder.dims
+    assert embedder.calls == ["q"]

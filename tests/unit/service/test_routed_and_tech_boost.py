@@ -16,9 +16,11 @@ def service() -> SearchService:
 @pytest.mark.parametrize(
     ("query", "route", "weights"),
     [
-        ("json.JSONDecodeError", Route.LEXICAL, {Leg.BM25: 1.0, Leg.DENSE: 0.25}),
-        ("create a folder with any missing parents", Route.SEMANTIC, {Leg.BM25: 0.3, Leg.DENSE: 1.0}),
-        ("flatten a list of lists with itertools.chain", Route.MIXED, {Leg.BM25: 1.0, Leg.DENSE: 1.0}),
+        ("json.JSONDecodeError", Route.LEXICAL, {Leg.BM25: 1.0, Leg.DENSE: 0.25, Leg.DENSE_LEAD: 0.0}),
+        ("create a folder with any missing parents", Route.SEMANTIC,
+         {Leg.BM25: 0.3, Leg.DENSE: 1.0, Leg.DENSE_LEAD: 0.5}),
+        ("flatten a list of lists with itertools.chain", Route.MIXED,
+         {Leg.BM25: 1.0, Leg.DENSE: 1.0, Leg.DENSE_LEAD: 0.0}),
     ],
 )
 def test_routed_fusion_takes_the_weights_of_the_query_route(query, route, weights):

@@ -20,7 +20,8 @@ def test_defaults_fill_every_k():
     request = service(top_k=7, candidate_k=50, rrf_k=30).resolve(SearchParams(query="  hello  "))
     assert request == SearchRequest(query="hello", mode=SearchMode.HYBRID, index="sp-chunks", top_k=7,
                                     candidate_k=50, rrf_k=30, filters=Filters(), window=100, fusion="routed",
-                                    route=Route.LEXICAL, weights={Leg.BM25: 1.0, Leg.DENSE: 0.25},
+                                    route=Route.LEXICAL,
+                                    weights={Leg.BM25: 1.0, Leg.DENSE: 0.25, Leg.DENSE_LEAD: 0.0},
                                     legs=(Leg.BM25, Leg.DENSE))
 
 
@@ -31,6 +32,23 @@ def test_documents_in_hybrid_run_document_and_passage_bm25_beside_dense():
         SearchParams(query="q", group_by=GroupBy.DOCUMENT)).legs == (Leg.BM25, Leg.DENSE)
     assert service().resolve(SearchParams(query="q", mode=SearchMode.BM25, group_by=GroupBy.DOCUMENT)).legs == (
         Leg.BM25,)
+
+
+def test_the_lead_passage_list_runs_for_documents_when_it_weighs_more_than_zero():
+    sentence = "how do I copy a directory tree"  # the semantic route, whose lead weight is 0.5 by default
+    documents = service().resolve(SearchParams(query=sentence, group_by=GroupBy.DOCUMENT))
+    assert documents.legs == (Leg.BM25, Leg.BM25_PASSAGE, Leg.DENSE, Leg.DENSE_LEAD)
+    assert documents.fusion_params().weight(Leg.DENSE_LEAD) == 0.5
+    # chunks as results: no lead list (it would add each document's first chunk as a hit of its own)
+    assert service().resolve(SearchParams(query=sentence)).legs == (Leg.BM25, Leg.DENSE)
+    # an identifier lookup's route gives it no weight, so it does not run
+    assert service().resolve(SearchParams(query="json.loads", group_by=GroupBy.DOCUMENT)).legs == (
+        Leg.BM25, Leg.BM25_PASSAGE, Leg.DENSE)
+    # weights sent without it leave it off; sent with it, it runs
+    assert Leg.DENSE_LEAD not in service().resolve(SearchParams(
+        query=sentence, group_by=GroupBy.DOCUMENT, weights={Leg.BM25: 1.0, Leg.DENSE: 1.0})).legs
+    assert service().resolve(SearchParams(query="q", group_by=GroupBy.DOCUMENT, weights={
+        Leg.DENSE_LEAD: 2.0})).legs[-1] is Leg.DENSE_LEAD
 
 
 def test_candidate_k_default_grows_to_top_k():
@@ -61,7 +79,7 @@ def test_hybrid_may_return_more_than_candidate_k_since_legs_add_up():
 def test_fusion_defaults_to_routed_rrf_with_the_route_weights():
     request = service().resolve(SearchParams(query="how do I copy a directory tree"))
     assert (request.fusion, request.route, request.weights, request.alpha, request.normalization) == (
-        "routed", Route.SEMANTIC, {Leg.BM25: 0.3, Leg.DENSE: 1.0}, 0.5, Normalization.MINMAX)
+        "routed", Route.SEMANTIC, {Leg.BM25: 0.3, Leg.DENSE: 1.0, Leg.DENSE_LEAD: 0.5}, 0.5, Normalization.MINMAX)
 
 
 def test_weights_sent_without_a_fusion_ask_for_weighted_rrf_when_the_default_is_routed():

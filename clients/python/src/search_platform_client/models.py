@@ -35,10 +35,12 @@ class Filters(_Request):
 
 
 class Weights(_Request):
-    """Per-leg weights for weighted_rrf and dbsf; an unset leg weighs 1.0."""
+    """Per-leg weights for weighted_rrf and dbsf; an unset leg weighs 1.0, except dense_lead (documents ranked by
+    their lead passage, beside dense, when results are grouped by document), which is off (0) unless set."""
 
     bm25: float = 1.0
     dense: float = 1.0
+    dense_lead: float | None = None  # None: not sent (the service's 0), so older services still accept the weights
 
 
 class SearchOptions(_Request):
