@@ -1,6 +1,6 @@
 """The sweep `search-platform tune` runs on the dev sets: the single legs for reference, then one family per
-decision (lexical unit, BM25 fields, phrase clause, RRF constant and depth, leg weights, other fusion methods), each
-varied around the current defaults."""
+decision (lexical unit, BM25 fields, phrase clause, lead-passage list, RRF constant and depth, leg weights, other
+fusion methods), each varied around the current defaults."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ CANDIDATE_KS = (100, 200)
 LEG_WEIGHTS = ((1.5, 1.0), (2.0, 1.0), (3.0, 1.0), (1.0, 1.5))  # (bm25, dense)
 CONVEX_ALPHAS = (0.3, 0.5)
 PHRASE_BOOSTS = (0.0, 1.0, 3.0)  # the hyphenated-identifier phrase clause: off, as one more field, the default
+LEAD_WEIGHTS = (0.0, 0.25, 0.5, 1.0)  # the lead-passage dense list's weight on the semantic route (0: off)
 CHUNK_FIELD_SETS: dict[str, dict[str, float]] = {
     "english": {"text": 1.0, "title": 0.5},
     "english+exact": {"text": 1.0, "text.exact": 0.5, "title": 0.5},
@@ -45,6 +46,19 @@ ROUTE_TABLES: dict[str, dict[str, dict[str, float]]] = {
 }
 
 
+def lead_tables(settings: RetrievalSettings) -> dict[str, dict[str, dict[str, float]]]:
+    """The route table of the settings with the lead-passage list reweighed: on the semantic route (each of
+    LEAD_WEIGHTS but the current one), and at the semantic route's weight on every route."""
+    current: dict[str, dict[str, float]] = {route: arm.model_dump() for route, arm in settings.route_weights.items()}
+    semantic = current["semantic"]["dense_lead"]
+    tables = {f"lead semantic {lead:g}": {**current, "semantic": {**current["semantic"], "dense_lead": lead}}
+              for lead in LEAD_WEIGHTS if lead != semantic}
+    if semantic:
+        tables[f"lead {semantic:g} on every route"] = {route: {**arm, "dense_lead": semantic}
+                                                       for route, arm in current.items()}
+    return tables
+
+
 def default_grid(settings: RetrievalSettings) -> list[SweepConfig]:
     """Every configuration, the defaults first (the baseline)."""
     grid = [SweepConfig("default", BASELINE)]
@@ -60,6 +74,8 @@ def default_grid(settings: RetrievalSettings) -> list[SweepConfig]:
              for boost in PHRASE_BOOSTS if boost != settings.phrase_boost]
     grid += [SweepConfig("document fields", f"document fields {name}", retrieval={"document_fields": fields})
              for name, fields in DOCUMENT_FIELD_SETS.items()]
+    grid += [SweepConfig("lead", name, params={"fusion": "routed"}, retrieval={"route_weights": table})
+             for name, table in lead_tables(settings).items()]
     grid += [SweepConfig("rrf", f"rrf k={k} c={c}", params={"fusion": "rrf", "rrf_k": k, "candidate_k": c})
              for c in CANDIDATE_KS for k in RRF_KS]
     grid += [SweepConfig("weighted_rrf", f"weighted_rrf k={k} bm25={b:g} dense={d:g}",

@@ -57,3 +57,12 @@ def test_default_grid_varies_the_phrase_clause_around_the_default():
     boosts = [config.retrieval["phrase_boost"] for config in default_grid(RetrievalSettings(phrase_boost=3.0))
               if config.family == "phrase"]
     assert boosts == [0.0, 1.0]
+
+
+def test_default_grid_varies_the_lead_list_around_the_default():
+    tables = {config.label: config.retrieval["route_weights"] for config in default_grid(RetrievalSettings())
+              if config.family == "lead"}
+    assert {label: table["semantic"]["dense_lead"] for label, table in tables.items()} == {
+        "lead semantic 0": 0.0, "lead semantic 0.25": 0.25, "lead semantic 1": 1.0, "lead 0.5 on every route": 0.5}
+    assert tables["lead 0.5 on every route"]["lexical"] == {"bm25": 1.0, "dense": 0.25, "dense_lead": 0.5}
+    assert tables["lead semantic 0"]["lexical"]["dense_lead"] == 0.0
