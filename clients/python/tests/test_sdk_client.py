@@ -239,3 +239,12 @@ def test_the_two_faces_have_the_same_methods_and_signatures():
         assert list(signature.parameters) == list(async_methods[name].parameters), name
     assert {"search", "iter_pages", "iter_hits", "ingest", "ingest_all", "job", "resume_job", "wait_for_job",
             "feedback", "health"} <= sync_methods.keys()
+
+
+def test_the_lead_weight_is_sent_only_when_set():
+    handler, seen = recorder([httpx.Response(200, json=page(1, 2, total=2)) for _ in range(2)])
+    with client_with(handler) as client:
+        client.search("fox", weights={"bm25": 2.0})
+        client.search("fox", weights={"dense_lead": 0.5}, group_by="document")
+    sent = [json.loads(request.content)["weights"] for request in seen]
+    assert sent == [{"bm25": 2.0, "dense": 1.0}, {"bm25": 1.0, "dense": 1.0, "dense_lead": 0.5}]
