@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from lexical_lists import CATEGORIES, DEPTH, collect, ndcg_at_10
+from lexical_lists import CATEGORIES, DEPTH, collect, ndcg_at_10, table_row
 
 from search_platform.config import Settings, load_settings
 from search_platform.embeddings.cache import with_passage_cache
@@ -170,14 +170,8 @@ def report(runs: Mapping[str, Any], dense: Mapping[str, Any], settings: Settings
              "| dense list(s) | macro | " + " | ".join(f"macro {c}" for c in CATEGORIES) + " | "
              + " | ".join(f"{n} all/concept" for n in names) + " |",
              "|---|---|" + "---|" * (len(CATEGORIES) + len(names))]
-    for label, variant in variants().items():
-        scores = evaluate(runs, dense, settings, variant)
-        macro = sum(s["all"] for s in scores.values()) / len(scores)
-        cats = [sum(s[c] for s in scores.values() if c in s) / sum(1 for s in scores.values() if c in s)
-                for c in CATEGORIES]
-        lines.append(f"| {label} | {macro:.4f} | " + " | ".join(f"{c:.3f}" for c in cats) + " | "
-                     + " | ".join(f"{scores[n]['all']:.3f}/{scores[n].get('conceptual', float('nan')):.3f}"
-                                  for n in names) + " |")
+    lines += [table_row(label, evaluate(runs, dense, settings, variant), detail="conceptual", digits=4)
+              for label, variant in variants().items()]
     return "\n".join(lines) + "\n"
 
 

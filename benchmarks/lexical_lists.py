@@ -140,15 +140,18 @@ def report(runs: Mapping[str, Any], command: str) -> str:
              "| configuration | macro | " + " | ".join(f"macro {c}" for c in CATEGORIES) + " | "
              + " | ".join(f"{n} all/exact" for n in names) + " |",
              "|---|---|" + "---|" * (len(CATEGORIES) + len(names))]
-    for label, ranker in configurations().items():
-        scores = score(runs, ranker)
-        macro = sum(s["all"] for s in scores.values()) / len(scores)
-        cats = [sum(s[c] for s in scores.values() if c in s) / sum(1 for s in scores.values() if c in s)
-                for c in CATEGORIES]
-        lines.append(f"| {label} | {macro:.3f} | " + " | ".join(f"{c:.3f}" for c in cats) + " | "
-                     + " | ".join(f"{scores[n]['all']:.3f}/{scores[n].get('exact_match', math.nan):.3f}"
-                                  for n in names) + " |")
+    lines += [table_row(label, score(runs, ranker), detail="exact_match")
+              for label, ranker in configurations().items()]
     return "\n".join(lines) + "\n"
+
+
+def table_row(label: str, scores: Mapping[str, Mapping[str, float]], *, detail: str, digits: int = 3) -> str:
+    """One report row: macro nDCG@10, the macro of each category, then each dataset's overall / `detail`."""
+    macro = sum(s["all"] for s in scores.values()) / len(scores)
+    cats = [sum(s[c] for s in scores.values() if c in s) / sum(1 for s in scores.values() if c in s)
+            for c in CATEGORIES]
+    return (f"| {label} | {macro:.{digits}f} | " + " | ".join(f"{c:.3f}" for c in cats) + " | "
+            + " | ".join(f"{s['all']:.3f}/{s.get(detail, math.nan):.3f}" for s in scores.values()) + " |")
 
 
 def main() -> None:

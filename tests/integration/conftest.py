@@ -9,7 +9,8 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -158,3 +159,20 @@ def auth_headers(admin_key: str) -> dict[str, str]:
 def client(api: str, admin_key: str) -> Iterator[SearchClient]:
     with SearchClient(api, timeout=60, api_key=admin_key) as sdk:
         yield sdk
+
+
+@contextmanager
+def ingested_alias(api: str, admin_key: str, settings: Settings, documents: Sequence[dict[str, object]], *,
+                   prefix: str) -> Iterator[str]:
+    """A new alias `<prefix>-<random>` holding the documents, ingested through the API and the worker (the job
+    must end done); the index is deleted afterwards, so suites sharing the cluster never see each other's."""
+    alias = f"{prefix}-{uuid.uuid4().hex[:12]}"
+    with SearchClient(api, timeout=60, api_key=admin_key) as sdk:
+        job = sdk.ingest(list(documents), index=alias)
+        assert sdk.wait_for_job(job.job_id, timeout_s=300).state == "done"
+    try:
+        yield alias
+    finally:
+        es = build_client(settings.elasticsearch)
+        delete_index(es, alias=alias)
+        es.close()

@@ -16,7 +16,7 @@ from search_platform_client import SearchClient
 from search_platform.auth.keys import Scope
 from search_platform.auth.rate_limit import RateLimiter
 from search_platform.config import Settings
-from tests.integration.conftest import CLI, ROOT, _child_env, key_store
+from tests.integration.conftest import CLI, ROOT, _child_env, ingested_alias, key_store
 
 pytestmark = pytest.mark.integration
 
@@ -52,19 +52,10 @@ def tenants() -> tuple[str, str]:
 @pytest.fixture(scope="module")
 def two_tenant_index(api: str, admin_key: str, services: Settings, tenants: tuple[str, str]) -> Iterator[str]:
     """An index holding the same documents under tenant A and tenant B, ingested with the admin key."""
-    from search_platform.backends.elasticsearch.client import build_client
-    from search_platform.backends.elasticsearch.mappings import delete_index
-
-    alias = f"sp-test-auth-{uuid.uuid4().hex[:8]}"
     documents = [{"doc_id": f"{tenant}-doc{n}", "title": f"Key rotation {n}", "content": SHARED_TEXT, "tenant": tenant}
                  for tenant in tenants for n in range(3)]
-    with SearchClient(api, timeout=60, api_key=admin_key) as sdk:
-        job = sdk.ingest(documents, index=alias)
-        assert sdk.wait_for_job(job.job_id, timeout_s=300).state == "done"
-    yield alias
-    es = build_client(services.elasticsearch)
-    delete_index(es, alias=alias)
-    es.close()
+    with ingested_alias(api, admin_key, services, documents, prefix="sp-test-auth") as alias:
+        yield alias
 
 
 def _search(api: str, key: str, body: dict[str, Any]) -> httpx.Response:

@@ -4,21 +4,19 @@ sentence query over documents runs it beside the best-chunk dense leg."""
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Iterator
 
 import httpx
 import pytest
-from search_platform_client import SearchClient
 
-from search_platform.backends.elasticsearch.client import build_async_client, build_client
-from search_platform.backends.elasticsearch.mappings import delete_index
+from search_platform.backends.elasticsearch.client import build_async_client
 from search_platform.config import Settings
 from search_platform.domain.models import GroupBy, Leg
 from search_platform.embeddings.factory import build_embedder
 from search_platform.retrieval.base import LegRequest
 from search_platform.retrieval.dense import DenseRetriever
 from search_platform.retrieval.query_encoder import QueryEncoder
+from tests.integration.conftest import ingested_alias
 
 pytestmark = pytest.mark.integration
 
@@ -42,16 +40,10 @@ PARAGRAPHS = {
 
 @pytest.fixture(scope="module")
 def lead_index(api: str, admin_key: str, settings: Settings) -> Iterator[str]:
-    alias = f"sp-test-lead-{uuid.uuid4().hex[:12]}"
     documents = [{"doc_id": doc_id, "title": doc_id.replace("-", " "), "content": "\n\n".join(paragraphs)}
                  for doc_id, paragraphs in PARAGRAPHS.items()]
-    with SearchClient(api, timeout=60, api_key=admin_key) as sdk:
-        job = sdk.ingest(documents, index=alias)
-        assert sdk.wait_for_job(job.job_id, timeout_s=300).state == "done"
-    yield alias
-    es = build_client(settings.elasticsearch)
-    delete_index(es, alias=alias)
-    es.close()
+    with ingested_alias(api, admin_key, settings, documents, prefix="sp-test-lead") as alias:
+        yield alias
 
 
 def chunk_indices(settings: Settings, index: str, leg: Leg) -> list[tuple[str, int]]:

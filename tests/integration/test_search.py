@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import uuid
-
 import httpx
 import pytest
 from search_platform_client import InvalidRequestError, NotFoundError, SearchClient
 
+from tests.integration.conftest import ingested_alias
 from tests.integration.corpus import DOCUMENTS
 
 pytestmark = pytest.mark.integration
@@ -17,19 +16,9 @@ PARAPHRASE_QUERY = "how should I hydrate vegetable plants when it is very warm o
 
 
 @pytest.fixture(scope="module")
-def corpus_index(api: str, admin_key: str):
-    alias = f"sp-test-search-corpus-{uuid.uuid4().hex[:12]}"  # two suites on one cluster never share it
-    with SearchClient(api, timeout=60, api_key=admin_key) as sdk:
-        job = sdk.ingest(DOCUMENTS, index=alias)
-        assert sdk.wait_for_job(job.job_id, timeout_s=300).state == "done"
-    yield alias
-    from search_platform.backends.elasticsearch.client import build_client
-    from search_platform.backends.elasticsearch.mappings import delete_index
-    from search_platform.config import load_settings
-
-    es = build_client(load_settings().elasticsearch)
-    delete_index(es, alias=alias)
-    es.close()
+def corpus_index(api: str, admin_key: str, settings):
+    with ingested_alias(api, admin_key, settings, DOCUMENTS, prefix="sp-test-search-corpus") as alias:
+        yield alias
 
 
 def doc_ids(response) -> list[str]:
