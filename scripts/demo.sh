@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
 sp=.venv/bin/search-platform
 $sp up --app
+# an index left by an earlier version (older mapping, or another embedding model's vectors) is rebuilt first
+$sp reindex --alias "${SP_ELASTICSEARCH__INDEX_ALIAS:-sp-chunks}" --if-needed
 .venv/bin/python -c 'from pathlib import Path; from search_platform.evaluation.demo_corpus import build_demo_corpus; print(len(build_demo_corpus(Path("var/demo-corpus"))), "pages in var/demo-corpus")'
 # an API key for the demo (search + ingest, bound to the `default` tenant); printed once, kept only in this shell
 SP_API_KEY=$($sp keys create --name demo --scopes search,ingest --tenant default)

@@ -40,6 +40,7 @@ from search_platform.backends.elasticsearch.mappings import (
     delete_index,
     document_record_id,
     ensure_index,
+    outdated_reasons,
     swap_alias,
     versioned_index_name,
 )
@@ -218,6 +219,15 @@ def staging_alias(alias: str, at: datetime) -> str:
     one second never build into the same index; index names are lower case)."""
     at = at.astimezone(UTC)
     return f"{alias}-v{MAPPING_VERSION}-r{at:%Y%m%d%H%M%S}{at.microsecond // 1000:03d}"
+
+
+def reindex_reasons(client: Elasticsearch, alias: str, *, dims: Callable[[], int]) -> list[str]:
+    """Why alias needs a re-index (mappings.outdated_reasons); empty when it is current, or missing (nothing to
+    rebuild). dims is asked only when the alias exists."""
+    with translated_errors():
+        if not client.indices.exists_alias(name=alias):
+            return []
+    return outdated_reasons(client, alias=alias, dims=dims())
 
 
 def concrete_indices(client: Elasticsearch, alias: str) -> list[str]:

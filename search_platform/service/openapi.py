@@ -19,7 +19,7 @@ ERROR_DESCRIPTIONS: dict[int, str] = {
     403: "The key lacks the route's scope, or may not use the named index or tenant.",
     404: "The index, document, job, search request or key does not exist (or belongs to another tenant).",
     409: "Conflicts with the current state (an Idempotency-Key reused with other documents, a job with nothing "
-         "to resume).",
+         "to resume, an index built by another embedding model that needs `search-platform reindex`).",
     405: "GET or DELETE of /v1/documents/delete: that path is POST's (delete a document called 'delete' by filter).",
     413: "The request body, or a document in it, is over the size limit.",
     422: "The request is invalid: every bad field is named in details.",

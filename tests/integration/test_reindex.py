@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from elasticsearch import Elasticsearch, helpers
 from redis import Redis
-from search_platform_client import SearchClient
+from search_platform_client import ConflictError, SearchClient
 
 from search_platform.backends.elasticsearch.client import build_client
 from search_platform.backends.elasticsearch.mappings import is_current
@@ -24,6 +24,8 @@ from search_platform.config import Settings
 from search_platform.domain.models import ContentType, Document
 from search_platform.embeddings.base import Embedder
 from search_platform.embeddings.factory import build_embedder
+from search_platform.embeddings.fake import FakeEmbedder
+from search_platform.ingestion.batch import IngestContext, ingest_documents
 from search_platform.ingestion.jobs import JobStore, document_to_json
 from search_platform.ingestion.pipeline import chunk_document, document_body, embed_chunks
 from search_platform.ingestion.queue import create_celery, enqueue_batch
@@ -296,6 +298,55 @@ def test_current_index_is_re_embedded_from_its_records_and_catches_up(services, 
     records, texts, _ = index_state(es, index)
     assert ("default", "late-arrival") in records and ("bakery", "bread") not in records
     assert texts[("default", "tomatoes")] == ["Tomatoes were moved to the greenhouse in March."]
+
+
+def vector_dims(es: Elasticsearch, alias: str) -> int:
+    (mapping,) = es.indices.get_field_mapping(index=alias, fields="embedding").body.values()
+    return int(mapping["mappings"]["embedding"]["mapping"]["embedding"]["dims"])
+
+
+def test_an_index_of_another_model_is_refused_until_reindex_if_needed_rebuilds_it(
+        services, worker, api, client, es, index, embedder, leftovers):
+    documents = _documents()[:4]
+    previous_model = IngestContext(settings=services, client=es, embedder=FakeEmbedder(dims=embedder.dims // 2))
+    assert ingest_documents(documents, index=index, ctx=previous_model).errors == {}
+    es.indices.refresh(index=index)
+    (old_index,) = es.indices.get_alias(name=index)
+    leftovers.append(old_index)
+    assert vector_dims(es, index) == embedder.dims // 2
+
+    job = client.ingest([{"doc_id": "late", "content": "Written after the model changed."}], index=index)
+    failed = client.wait_for_job(job.job_id, timeout_s=300)
+    assert (failed.state, failed.documents_failed) == ("failed", 1)
+    assert "another embedding model" in failed.errors["late"]
+    assert f"search-platform reindex --alias {index}" in failed.errors["late"]
+    with pytest.raises(ConflictError) as refused:  # the query vector does not fit the index
+        client.search("how do plants grow", index=index, mode="semantic")
+    assert refused.value.body["error"] == "index_outdated", refused.value.body
+    assert "search-platform reindex" in refused.value.body["message"]
+    lexical_only = client.search(documents[0].doc_id, index=index, mode="hybrid")  # BM25 answers, said so
+    assert lexical_only.degraded and lexical_only.hits
+    assert "another embedding model" in (lexical_only.degraded_reason or "")
+
+    result = run_cli(services, "--alias", index, "--if-needed")
+    print(result.stdout)
+    assert result.returncode == 0, result.stderr
+    assert f"{index} needs a re-index: {index} holds vectors of another embedding model" in result.stdout
+    assert f"after:  {len(documents)} documents" in result.stdout
+    assert vector_dims(es, index) == embedder.dims
+    assert client.search(documents[0].title or documents[0].doc_id, index=index, mode="hybrid").hits
+
+    again = run_cli(services, "--alias", index, "--if-needed")
+    assert again.returncode == 0, again.stderr
+    assert f"{index}: nothing to re-index" in again.stdout
+    (current,) = es.indices.get_alias(name=index)
+    assert current != old_index
+
+
+def test_reindex_if_needed_leaves_a_missing_alias_alone(services, index):
+    result = run_cli(services, "--alias", index, "--if-needed")
+    assert result.returncode == 0, result.stderr
+    assert f"{index}: nothing to re-index" in result.stdout
 
 
 def test_staging_alias_name():

@@ -23,6 +23,7 @@ SIMILARITY = "sp_bm25"
 ENGLISH_ANALYZER = "sp_english"  # standard tokens, possessives, lowercase, English stop words, Porter stems
 IDENTIFIER_ANALYZER = "sp_identifier"  # --options, dotted.names, snake_case kept whole, plus their parts
 EXACT_ANALYZER = "standard"
+EMBEDDING_FIELD = "embedding"
 
 
 class RecordKind(enum.StrEnum):
@@ -64,7 +65,7 @@ def index_body(settings: ElasticsearchSettings, *, dims: int) -> dict[str, Any]:
         },
         "mappings": {
             "dynamic": "strict",
-            "_source": {"excludes": ["embedding"]},
+            "_source": {"excludes": [EMBEDDING_FIELD]},
             "properties": {
                 "kind": {"type": "keyword"},
                 "doc_id": {"type": "keyword"},
@@ -84,7 +85,7 @@ def index_body(settings: ElasticsearchSettings, *, dims: int) -> dict[str, Any]:
                 "lang": {"type": "keyword"},
                 "tenant": {"type": "keyword"},
                 "indexed_at": {"type": "date"},
-                "embedding": {
+                EMBEDDING_FIELD: {
                     "type": "dense_vector",
                     "dims": dims,
                     "index": True,
@@ -105,14 +106,12 @@ def _vector_index_options(settings: ElasticsearchSettings) -> dict[str, Any]:
 
 def ensure_index(client: Elasticsearch, settings: ElasticsearchSettings, *, alias: str, dims: int) -> str:
     """Create the versioned index behind alias if the alias is missing; return the alias. An alias in front of an
-    older mapping version raises IndexOutdatedError (its records lack fields this version writes)."""
+    index that needs a re-index (see outdated_reasons) raises IndexOutdatedError."""
     with translated_errors():
         if client.indices.exists_alias(name=alias):
-            outdated = [index for index in client.indices.get_alias(name=alias) if not is_current(index, alias)]
-            if outdated:
-                raise IndexOutdatedError(
-                    f"{alias} points at {', '.join(sorted(outdated))}, not at mapping version {MAPPING_VERSION} "
-                    f"({versioned_index_name(alias)}): run `search-platform reindex --alias {alias}`", 409)
+            reasons = outdated_reasons(client, alias=alias, dims=dims)
+            if reasons:
+                raise IndexOutdatedError(f"{'; '.join(reasons)}: run `search-platform reindex --alias {alias}`", 409)
             return alias
         index = versioned_index_name(alias)
         body = index_body(settings, dims=dims)
@@ -122,6 +121,36 @@ def ensure_index(client: Elasticsearch, settings: ElasticsearchSettings, *, alia
             )
         client.indices.put_alias(index=index, name=alias, is_write_index=True)
     return alias
+
+
+def outdated_reasons(client: Elasticsearch, *, alias: str, dims: int) -> list[str]:
+    """Why the indices behind an existing alias cannot take this version's writes: an older mapping version (its
+    records lack fields this version writes), or vectors of another dimension (another embedding model's).
+    Empty when the alias is current."""
+    with translated_errors():
+        indices = list(client.indices.get_alias(name=alias))
+        field_mappings = client.indices.get_field_mapping(index=alias, fields=EMBEDDING_FIELD).body
+    reasons = []
+    older = sorted(index for index in indices if not is_current(index, alias))
+    if older:
+        reasons.append(f"{alias} points at {', '.join(older)}, not at mapping version {MAPPING_VERSION} "
+                       f"({versioned_index_name(alias)})")
+    other = {index: found for index, found in sorted(vector_dims(field_mappings).items()) if found != dims}
+    if other:
+        held = ", ".join(f"{index}: {found}" for index, found in other.items())
+        reasons.append(f"{alias} holds vectors of another embedding model ({held} dimensions; the current model "
+                       f"makes {dims})")
+    return reasons
+
+
+def vector_dims(field_mappings: dict[str, Any]) -> dict[str, int]:
+    """The embedding field's dims per index, from a get_field_mapping answer (indices without the field left out)."""
+    found = {}
+    for index, body in field_mappings.items():
+        field = body.get("mappings", {}).get(EMBEDDING_FIELD, {}).get("mapping", {}).get(EMBEDDING_FIELD, {})
+        if "dims" in field:
+            found[index] = int(field["dims"])
+    return found
 
 
 def is_current(index: str, alias: str) -> bool:

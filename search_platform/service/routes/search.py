@@ -153,7 +153,7 @@ def to_params(body: SearchBody, *, tenant: str | None) -> SearchParams:
 @router.post(
     "/v1/search",
     response_model=SearchResponseBody,
-    responses=error_responses(*KEYED, *WITH_BODY, 404, 502),
+    responses=error_responses(*KEYED, *WITH_BODY, 404, 409, 502),  # 409: an index of another model's vectors
 )
 async def search(
     body: SearchBody, resources: ResourcesDep, principal: SearchPrincipal, metrics: MetricsDep, http: Request,

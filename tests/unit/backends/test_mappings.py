@@ -1,5 +1,62 @@
-from search_platform.backends.elasticsearch.mappings import index_body, versioned_index_name
+from types import SimpleNamespace
+from typing import Any
+
+from search_platform.backends.elasticsearch.mappings import (
+    index_body,
+    outdated_reasons,
+    vector_dims,
+    versioned_index_name,
+)
 from search_platform.config import ElasticsearchSettings
+
+
+def field_mapping(dims: int) -> dict[str, Any]:
+    """One index's part of a get_field_mapping answer for the embedding field, as Elasticsearch 9 gives it."""
+    return {"mappings": {"embedding": {"full_name": "embedding", "mapping": {"embedding": {
+        "type": "dense_vector", "dims": dims, "index": True, "similarity": "cosine",
+        "index_options": {"type": "int8_hnsw", "m": 16, "ef_construction": 100}}}}}}
+
+
+def test_vector_dims_per_index_leaves_out_indices_without_the_field():
+    answer = {"sp-chunks-v2": field_mapping(384), "sp-chunks-v2-r1": field_mapping(768), "other": {"mappings": {}}}
+    assert vector_dims(answer) == {"sp-chunks-v2": 384, "sp-chunks-v2-r1": 768}
+
+
+class _Indices:
+    """The two index APIs outdated_reasons reads, answering from fixed bodies."""
+
+    def __init__(self, dims_by_index: dict[str, int]) -> None:
+        self._dims = dims_by_index
+
+    def get_alias(self, *, name: str) -> dict[str, Any]:
+        return {index: {"aliases": {name: {}}} for index in self._dims}
+
+    def get_field_mapping(self, *, index: str, fields: str) -> Any:
+        assert fields == "embedding"
+        return SimpleNamespace(body={name: field_mapping(dims) for name, dims in self._dims.items()})
+
+
+def reasons(dims_by_index: dict[str, int], *, dims: int) -> list[str]:
+    return outdated_reasons(SimpleNamespace(indices=_Indices(dims_by_index)), alias="sp-chunks",  # type: ignore[arg-type]
+                            dims=dims)
+
+
+def test_a_current_alias_of_the_same_dimension_needs_nothing():
+    assert reasons({"sp-chunks-v2": 768}, dims=768) == []
+    assert reasons({"sp-chunks-v2-r20261204101500123": 768}, dims=768) == []
+
+
+def test_vectors_of_another_dimension_name_the_index_and_both_dimensions():
+    assert reasons({"sp-chunks-v2": 384}, dims=768) == [
+        "sp-chunks holds vectors of another embedding model (sp-chunks-v2: 384 dimensions; the current model makes "
+        "768)"]
+
+
+def test_an_older_mapping_version_and_another_dimension_are_both_reported():
+    assert reasons({"sp-chunks-v1": 384}, dims=768) == [
+        "sp-chunks points at sp-chunks-v1, not at mapping version 2 (sp-chunks-v2)",
+        "sp-chunks holds vectors of another embedding model (sp-chunks-v1: 384 dimensions; the current model makes "
+        "768)"]
 
 
 def test_versioned_name():
