@@ -17,7 +17,7 @@ import pytest
 from search_platform.config import EmbeddingSettings
 from search_platform.embeddings import onnx_export, onnx_graph
 from search_platform.embeddings.onnx import OnnxEmbedder, load_tokenizers
-from search_platform.embeddings.registry import ModelUnavailableError, model_directory
+from search_platform.embeddings.registry import model_directory
 
 LONG = " ".join(f"Section {i}: a context manager's __exit__ runs even when the block raises." for i in range(50))
 TEXTS = [
@@ -37,11 +37,8 @@ MODELS = ["all-minilm-l6-v2", pytest.param("all-mpnet-base-v2", marks=pytest.mar
 
 @pytest.fixture(scope="module", params=MODELS)
 def model_path(request: pytest.FixtureRequest) -> Path:
-    """The model's directory (mpnet only where its extra is installed)."""
-    try:
-        return model_directory(request.param, model_path=None, cache_dir=EmbeddingSettings().model_cache_dir)
-    except ModelUnavailableError as error:
-        pytest.skip(f"{request.param}: {error}")
+    """The model's directory (both models are core dependencies: a missing one fails)."""
+    return model_directory(request.param, model_path=None, cache_dir=EmbeddingSettings().model_cache_dir)
 
 
 @pytest.fixture(scope="module")
