@@ -178,8 +178,10 @@ _NO_TORCH = textwrap.dedent("""
     from search_platform.embeddings.factory import build_embedder
 
     cache = Path(sys.argv[1])
-    fp32 = build_embedder(EmbeddingSettings(backend="onnx", onnx_quantize=False, onnx_cache_dir=cache))
-    int8 = build_embedder(EmbeddingSettings(backend="onnx", onnx_cache_dir=cache, onnx_quantize=True))
+    fp32 = build_embedder(EmbeddingSettings(backend="onnx", model="all-minilm-l6-v2", onnx_quantize=False,
+                                            onnx_cache_dir=cache))
+    int8 = build_embedder(EmbeddingSettings(backend="onnx", model="all-minilm-l6-v2", onnx_cache_dir=cache,
+                                            onnx_quantize=True))
     try:
         Settings(elasticsearch={"password": "x"}, embedding={"backend": "sentence-transformers"})
         refused = ""
