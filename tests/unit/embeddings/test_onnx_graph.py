@@ -17,7 +17,7 @@ import pytest
 from search_platform.config import EmbeddingSettings
 from search_platform.embeddings import onnx_export, onnx_graph
 from search_platform.embeddings.onnx import OnnxEmbedder, load_tokenizers
-from search_platform.embeddings.registry import ModelUnavailableError, model_directory
+from search_platform.embeddings.registry import model_directory
 
 LONG = " ".join(f"Section {i}: a context manager's __exit__ runs even when the block raises." for i in range(50))
 TEXTS = [
@@ -37,11 +37,8 @@ MODELS = ["all-minilm-l6-v2", pytest.param("all-mpnet-base-v2", marks=pytest.mar
 
 @pytest.fixture(scope="module", params=MODELS)
 def model_path(request: pytest.FixtureRequest) -> Path:
-    """The model's directory (mpnet only where its extra is installed)."""
-    try:
-        return model_directory(request.param, model_path=None, cache_dir=EmbeddingSettings().model_cache_dir)
-    except ModelUnavailableError as error:
-        pytest.skip(f"{request.param}: {error}")
+    """The model's directory (both models are core dependencies: a missing one fails)."""
+    return model_directory(request.param, model_path=None, cache_dir=EmbeddingSettings().model_cache_dir)
 
 
 @pytest.fixture(scope="module")
@@ -147,6 +144,43 @@ def test_sentence_vectors_equal_sentence_transformers(model_path: Path, sentence
     assert (vectors * expected).sum(axis=1).min() >= 0.99999
 
 
+def test_int8_keeps_the_down_projections_fp32_and_the_vectors_close(model_path: Path, onnx_cache: Path) -> None:
+    """int8 quantises every weight MatMul but each layer's feed-forward output; measured against fp32 on these
+    texts: MiniLM min 0.987 / mean 0.996, mpnet min 0.986 / mean 0.991 (quantising the down-projections too left
+    mpnet at a mean of 0.87)."""
+    import onnx
+
+    fp32 = onnx.load(str(onnx_export.ensure_onnx_model(model_path, onnx_cache, quantize=False)))
+    layers = json.loads((model_path / "config.json").read_text())["num_hidden_layers"]
+    kept = onnx_export.down_projections(fp32)
+    assert len(kept) == layers
+    int8 = onnx.load(str(onnx_export.ensure_onnx_model(model_path, onnx_cache, quantize=True)))
+    float_matmuls = {node.name for node in int8.graph.node if node.op_type == "MatMul"}
+    assert set(kept) <= float_matmuls
+    assert any(node.op_type in {"MatMulInteger", "DynamicQuantizeMatMul"} for node in int8.graph.node)
+    exact = np.array(OnnxEmbedder(model_path, cache_dir=onnx_cache).embed_documents(TEXTS))
+    quantised = np.array(OnnxEmbedder(model_path, cache_dir=onnx_cache, quantize=True).embed_documents(TEXTS))
+    cosines = (exact * quantised).sum(axis=1)
+    assert cosines.min() >= 0.98
+    assert cosines.mean() >= 0.99
+
+
+def test_down_projections_are_the_matmuls_whose_weight_narrows() -> None:
+    from onnx import TensorProto, helper
+
+    def weight(name: str, rows: int, cols: int) -> Any:
+        return helper.make_tensor(name, TensorProto.FLOAT, [rows, cols], [0.0] * rows * cols)
+
+    nodes = [helper.make_node("MatMul", ["x", "up"], ["h"], name="widen"),
+             helper.make_node("MatMul", ["h", "down"], ["y"], name="narrow"),
+             helper.make_node("MatMul", ["y", "y_t"], ["scores"], name="no_weight"),
+             helper.make_node("MatMul", ["y", "square"], ["z"], name="square")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+                              [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 4])],
+                              initializer=[weight("up", 4, 16), weight("down", 16, 4), weight("square", 4, 4)])
+    assert onnx_export.down_projections(helper.make_model(graph)) == ["narrow"]
+
+
 def test_cache_key_ignores_torch_for_graph_exports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A BERT export's cache file does not depend on torch's version; a torch export's does."""
     bert, other = tmp_path / "bert", tmp_path / "other"
@@ -181,8 +215,10 @@ _NO_TORCH = textwrap.dedent("""
     from search_platform.embeddings.factory import build_embedder
 
     cache = Path(sys.argv[1])
-    fp32 = build_embedder(EmbeddingSettings(backend="onnx", onnx_quantize=False, onnx_cache_dir=cache))
-    int8 = build_embedder(EmbeddingSettings(backend="onnx", onnx_cache_dir=cache, onnx_quantize=True))
+    fp32 = build_embedder(EmbeddingSettings(backend="onnx", model="all-minilm-l6-v2", onnx_quantize=False,
+                                            onnx_cache_dir=cache))
+    int8 = build_embedder(EmbeddingSettings(backend="onnx", model="all-minilm-l6-v2", onnx_cache_dir=cache,
+                                            onnx_quantize=True))
     try:
         Settings(elasticsearch={"password": "x"}, embedding={"backend": "sentence-transformers"})
         refused = ""

@@ -27,7 +27,7 @@ from search_platform.embeddings.registry import (
 
 def test_settings_names_are_exactly_the_registered_models() -> None:
     assert set(get_args(EmbeddingModelName)) == set(MODELS)
-    assert EmbeddingSettings().model == DEFAULT_MODEL == "all-minilm-l6-v2"
+    assert EmbeddingSettings().model == DEFAULT_MODEL == "all-mpnet-base-v2"
 
 
 def test_every_spec_is_named_by_its_key_and_fits_the_chunker() -> None:

@@ -32,7 +32,7 @@ def test_chunking_scoring_and_content_change_it() -> None:
 
 def test_embedding_model_changes_it() -> None:
     base = corpus_fingerprint(CORPUS, _settings())
-    assert corpus_fingerprint(CORPUS, _settings(embedding={"model": "all-mpnet-base-v2"})) != base
+    assert corpus_fingerprint(CORPUS, _settings(embedding={"model": "all-minilm-l6-v2"})) != base
 
 
 def test_a_different_encoder_of_the_same_model_gets_another_index() -> None:
