@@ -359,7 +359,8 @@ def test_a_failing_dense_leg_degrades_to_bm25_with_200(client, auth_headers, ser
     semantic = httpx.post(f"{client._http.base_url}/v1/search",
                           json={"query": "sourdough", "mode": "semantic", "index": index}, timeout=30,
                           headers=auth_headers)
-    assert semantic.status_code == 502 and "Traceback" not in semantic.text
+    assert semantic.status_code == 409 and "Traceback" not in semantic.text
+    assert semantic.json()["error"] == "index_outdated"  # another model's vectors: the re-index path, not a 502
 
 
 SMUGGLED_DSL = ['title:* OR 1=1 AND (foo', 'a"}}{"match_all":{}}', '{"script": {"source": "1"}}', '*', '"*"',
