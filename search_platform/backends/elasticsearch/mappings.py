@@ -129,7 +129,9 @@ def outdated_reasons(client: Elasticsearch, *, alias: str, dims: int) -> list[st
     Empty when the alias is current."""
     with translated_errors():
         indices = list(client.indices.get_alias(name=alias))
-        field_mappings = client.indices.get_field_mapping(index=alias, fields=EMBEDDING_FIELD).body
+        # 404 with {}: no index shows the field, as a restarted node answers while it recovers (not a refusal)
+        field_mappings = client.options(ignore_status=404).indices.get_field_mapping(
+            index=alias, fields=EMBEDDING_FIELD).body
     reasons = []
     older = sorted(index for index in indices if not is_current(index, alias))
     if older:

@@ -36,9 +36,34 @@ class _Indices:
         return SimpleNamespace(body={name: field_mapping(dims) for name, dims in self._dims.items()})
 
 
-def reasons(dims_by_index: dict[str, int], *, dims: int) -> list[str]:
-    return outdated_reasons(SimpleNamespace(indices=_Indices(dims_by_index)), alias="sp-chunks",  # type: ignore[arg-type]
-                            dims=dims)
+class _Client:
+    """An Elasticsearch client with only those index APIs; options() asks for no different behaviour here."""
+
+    def __init__(self, indices: _Indices) -> None:
+        self.indices = indices
+        self.options_asked: list[dict[str, Any]] = []
+
+    def options(self, **options: Any) -> "_Client":
+        self.options_asked.append(options)
+        return self
+
+
+def reasons(dims_by_index: dict[str, int], *, dims: int, indices: _Indices | None = None) -> list[str]:
+    client = _Client(indices or _Indices(dims_by_index))
+    found = outdated_reasons(client, alias="sp-chunks", dims=dims)  # type: ignore[arg-type]
+    assert client.options_asked == [{"ignore_status": 404}]
+    return found
+
+
+class _Recovering(_Indices):
+    """A node that has just restarted: the alias is there, the field mapping answers 404 with {}."""
+
+    def get_field_mapping(self, *, index: str, fields: str) -> Any:
+        return SimpleNamespace(body={})
+
+
+def test_a_field_mapping_not_found_yet_is_no_reason_to_refuse():
+    assert reasons({}, dims=768, indices=_Recovering({"sp-chunks-v2": 384})) == []
 
 
 def test_a_current_alias_of_the_same_dimension_needs_nothing():
