@@ -31,8 +31,8 @@ import numpy as np
 import numpy.typing as npt
 
 from search_platform.config import ChunkingSettings, EmbeddingModelName, EmbeddingSettings
-from search_platform.embeddings.onnx import load_tokenizers, mean_pool_normalised
-from search_platform.embeddings.onnx_export import INPUT_NAMES, ensure_onnx_model, max_seq_length
+from search_platform.embeddings.onnx import OnnxEmbedder
+from search_platform.embeddings.onnx_export import ensure_onnx_model
 from search_platform.embeddings.registry import model_directory
 from search_platform.evaluation.session import load_eval_dataset
 from search_platform.ingestion.pipeline import chunk_document, embedding_text
@@ -53,29 +53,10 @@ class Row:
     load: float
 
 
-def session_encoder(onnx_file: Path, model_path: Path) -> Encode:
-    """Unit vectors of texts from one ONNX file, batched by length as the platform's OnnxEmbedder does."""
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = os.cpu_count() or 1
-    session = ort.InferenceSession(str(onnx_file), options, providers=["CPUExecutionProvider"])
-    names = [i.name for i in session.get_inputs() if i.name in INPUT_NAMES]
-    tokenizer, _ = load_tokenizers(model_path, max_seq_length(model_path))
-
-    def encode(texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        out = np.zeros((len(texts), session.get_outputs()[0].shape[-1]), dtype=np.float32)
-        for start in range(0, len(order), BATCH):
-            batch = order[start:start + BATCH]
-            encodings = tokenizer.encode_batch([texts[i].strip() for i in batch])
-            arrays = {"input_ids": [e.ids for e in encodings], "attention_mask": [e.attention_mask for e in encodings],
-                      "token_type_ids": [e.type_ids for e in encodings]}
-            (tokens,) = session.run(None, {n: np.array(arrays[n], dtype=np.int64) for n in names})
-            out[batch] = mean_pool_normalised(tokens, np.array(arrays["attention_mask"]))
-        return out
-
-    return encode
+def session_encoder(onnx_file: Path, model_path: Path, cache_dir: Path) -> Encode:
+    """Unit vectors of texts from one ONNX file, through the platform's OnnxEmbedder."""
+    embedder = OnnxEmbedder(model_path, cache_dir=cache_dir, batch_size=BATCH, onnx_file=onnx_file)
+    return lambda texts: np.array(embedder.embed_documents(texts), dtype=np.float32)
 
 
 def sample_texts(dataset: Path, corpus: Path | None, model: EmbeddingModelName, sample: int) -> list[str]:
@@ -109,7 +90,7 @@ def measure(model: EmbeddingModelName, texts: Sequence[str], cache_dir: Path) ->
         reference: npt.NDArray[np.float32] | None = None
         rows = []
         for scheme, file in files.items():
-            vectors, rate = timed(session_encoder(file, model_path), texts)
+            vectors, rate = timed(session_encoder(file, model_path, cache_dir), texts)
             reference = vectors if reference is None else reference
             cosines = (vectors * reference).sum(axis=1)
             rows.append(Row(model, scheme, float(cosines.min()), float(np.percentile(cosines, 5)),

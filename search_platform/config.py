@@ -88,7 +88,8 @@ class EmbeddingSettings(BaseModel):
     """Which embedding model encodes chunks and queries."""
 
     # onnx fp32: torch's vectors (max abs diff 2e-7) without torch, 3x faster per query; int8 is one setting away
-    # but lost 0.0057 hybrid nDCG@10 on rust-std (> 0.005); sentence-transformers needs the torch extra
+    # but lost hybrid nDCG@10 on rust-std (MiniLM 0.0057, mpnet 0.012; > 0.005); sentence-transformers needs the
+    # torch extra
     backend: Literal["sentence-transformers", "onnx", "fake"] = "onnx"
     # a name in embeddings/registry.py MODELS; mpnet lifted hybrid nDCG@10 over MiniLM on every dev set measured
     # (docs/relevance.md, "Embedding models") at about 4x the encoder CPU per chunk

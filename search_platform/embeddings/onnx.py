@@ -49,13 +49,15 @@ class OnnxEmbedder:
     """Embeds with an ONNX export of the model, run by onnxruntime on the CPU."""
 
     def __init__(self, model_path: Path | None = None, *, cache_dir: Path, quantize: bool = False,
-                 batch_size: int = 32, threads: int | None = None) -> None:
+                 batch_size: int = 32, threads: int | None = None, onnx_file: Path | None = None) -> None:
+        """onnx_file: a graph of the model to run as it is (benchmarks compare quantisation schemes); None: the
+        cache's export of model_path, made first if missing."""
         import onnxruntime as ort
 
         from search_platform.embeddings.registry import packaged_model_path
 
         path = model_path or packaged_model_path()
-        self.onnx_path = ensure_onnx_model(path, cache_dir, quantize=quantize)
+        self.onnx_path = onnx_file or ensure_onnx_model(path, cache_dir, quantize=quantize)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or os.cpu_count() or 1
         options.inter_op_num_threads = 1
