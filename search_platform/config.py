@@ -130,13 +130,15 @@ FusionName = Literal["rrf", "weighted_rrf", "convex", "dbsf", "routed"]  # the k
 
 class ArmWeights(BaseModel):
     """Per-leg weights of an arm (weighted_rrf, dbsf); bm25 also weighs the passage BM25 list, dense_lead the
-    lead-passage dense list (documents ranked by their first chunk), which runs only when it weighs more than 0."""
+    lead-passage dense list (documents ranked by their first chunk), definitions the list of documents that define
+    one of the query's names; those two run only when they weigh more than 0."""
 
     model_config = ConfigDict(extra="forbid")
 
     bm25: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 1.0
     dense: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 1.0
     dense_lead: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.0
+    definitions: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.0
 
     @model_validator(mode="after")
     def _not_both_zero(self) -> ArmWeights:
@@ -146,14 +148,18 @@ class ArmWeights(BaseModel):
 
 
 RouteName = Literal["lexical", "semantic", "mixed"]
+DEFINITIONS_WEIGHT = 0.25
 
 
 def _default_route_weights() -> dict[RouteName, ArmWeights]:
     # chosen by the macro nDCG@10 of every dev set (benchmarks/reports/tuning-dev-sets.md): identifier lookups
     # lean on the lexical lists, sentences on the dense ones; a sentence also asks what a page is for, which its
-    # lead passage says (benchmarks/reports/dense-aggregation.md: +0.009 macro, every dev set up)
-    return {"lexical": ArmWeights(bm25=1.0, dense=0.25), "semantic": ArmWeights(bm25=0.3, dense=1.0, dense_lead=0.5),
-            "mixed": ArmWeights(bm25=1.0, dense=1.0)}
+    # lead passage says (benchmarks/reports/dense-aggregation.md: +0.009 macro, every dev set up); on every route
+    # the page that defines a name the query writes gets a list of its own (benchmarks/reports/definitions.md)
+    definitions = DEFINITIONS_WEIGHT
+    return {"lexical": ArmWeights(bm25=1.0, dense=0.25, definitions=definitions),
+            "semantic": ArmWeights(bm25=0.3, dense=1.0, dense_lead=0.5, definitions=definitions),
+            "mixed": ArmWeights(bm25=1.0, dense=1.0, definitions=definitions)}
 
 
 class RetrievalSettings(BaseModel):

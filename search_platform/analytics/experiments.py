@@ -51,8 +51,7 @@ def arm_overrides(arm: ArmSettings) -> dict[str, Any]:
         "rrf_k": arm.rrf_k,
         "candidate_k": arm.candidate_k,
         "alpha": arm.alpha,
-        "weights": ({Leg.BM25: arm.weights.bm25, Leg.DENSE: arm.weights.dense, Leg.DENSE_LEAD: arm.weights.dense_lead}
-                    if arm.weights else None),
+        "weights": ({Leg(name): weight for name, weight in arm.weights.model_dump().items()} if arm.weights else None),
         "normalization": Normalization(arm.normalization) if arm.normalization else None,
     }
     return {name: value for name, value in overrides.items() if value is not None}

@@ -43,7 +43,7 @@ def _choice(name: str, value: str, choices: tuple[str, ...]) -> str:
 
 def fusion_options(*, fusion: str | None, alpha: float | None, weight_bm25: float | None,
                    weight_dense: float | None, normalization: str | None,
-                   weight_dense_lead: float | None = None) -> FusionKwargs:
+                   weight_dense_lead: float | None = None, weight_definitions: float | None = None) -> FusionKwargs:
     """The CLI's fusion flags as SDK keyword arguments; unset flags are left to the service's defaults."""
     options = FusionKwargs()
     if fusion is not None:
@@ -54,7 +54,8 @@ def fusion_options(*, fusion: str | None, alpha: float | None, weight_bm25: floa
     if alpha is not None:
         options["alpha"] = alpha
     weights = {leg: w for leg, w in (("bm25", weight_bm25), ("dense", weight_dense),
-                                     ("dense_lead", weight_dense_lead)) if w is not None}
+                                     ("dense_lead", weight_dense_lead), ("definitions", weight_definitions))
+               if w is not None}
     if weights:
         options["weights"] = weights
     return options
@@ -168,6 +169,9 @@ def query(
     weight_dense_lead: Annotated[float | None, typer.Option(
         help="weighted_rrf, dbsf: weight of the lead-passage dense list (documents ranked by their first chunk; "
              "--group-by document only; default 0: off).")] = None,
+    weight_definitions: Annotated[float | None, typer.Option(
+        help="weighted_rrf, dbsf: weight of the definitions list (documents that define a name the query writes; "
+             "--group-by document only; default 0: off).")] = None,
     normalization: Annotated[str | None, typer.Option(help="convex: minmax | zscore.")] = None,
     rerank: Annotated[bool | None, typer.Option("--rerank/--no-rerank", help="Rescore the fused top N with the "
                                                 "service's cross-encoder (default: as configured).")] = None,
@@ -178,7 +182,8 @@ def query(
     """Search through the API and print each hit with its rank in each leg."""
     options = SearchOptions(mode=cast(Mode, _choice("mode", mode, get_args(Mode))), top_k=top_k, index=index)
     fusion_kwargs = fusion_options(fusion=fusion, alpha=alpha, weight_bm25=weight_bm25, weight_dense=weight_dense,
-                                   normalization=normalization, weight_dense_lead=weight_dense_lead)
+                                   normalization=normalization, weight_dense_lead=weight_dense_lead,
+                                   weight_definitions=weight_definitions)
     view = view_options(page=page, window=window, group_by=group_by, highlight=highlight, explain=explain,
                         rerank=rerank)
     with api_client(url, api_key) as client:

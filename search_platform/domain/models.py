@@ -31,12 +31,15 @@ class Leg(enum.StrEnum):
     documents and retrieval.lexical_unit is "document" or "both"); BM25_PASSAGE scores chunks beside it (results
     grouped by document with lexical_unit "both"), so a document wins on its whole text or on one passage.
     DENSE_LEAD ranks documents by their lead passage (the first chunk: a page's name and purpose) beside DENSE's
-    best chunk, when hybrid results are documents and the lead list weighs more than 0."""
+    best chunk, when hybrid results are documents and the lead list weighs more than 0. DEFINITIONS ranks, by
+    whole-document BM25, the documents that define one of the query's names (text/definitions.py), when hybrid
+    results are documents and the definitions list weighs more than 0."""
 
     BM25 = "bm25"
     BM25_PASSAGE = "bm25_passage"
     DENSE = "dense"
     DENSE_LEAD = "dense_lead"
+    DEFINITIONS = "definitions"
 
     @property
     def dense(self) -> bool:

@@ -14,6 +14,7 @@ from search_platform.domain.errors import InvalidDocumentError
 from search_platform.domain.models import Chunk, Document
 from search_platform.embeddings.base import Embedder
 from search_platform.text.chunking import chunk_blocks
+from search_platform.text.definitions import defined_names
 from search_platform.text.parsing import extract_title, parse_blocks
 from search_platform.text.tokenizer import technical_index_text
 
@@ -123,6 +124,7 @@ def document_action(document: Document, chunks: Sequence[Chunk], *, index: str, 
                     ) -> dict[str, Any]:
     """The bulk `index` action of a document's own record: its whole text (document-level BM25) and its original
     content (what re-embedding needs), no vector."""
+    body = document_body(document)
     return {
         "_op_type": "index",
         "_index": index,
@@ -134,7 +136,8 @@ def document_action(document: Document, chunks: Sequence[Chunk], *, index: str, 
             "chunk_ids": [chunk.chunk_id for chunk in chunks],
             "content_hash": content_hash(document.content),
             "title": chunks[0].title if chunks else document.title,
-            "body": document_body(document),
+            "body": body,
+            "defines": defined_names(body),
             "content": document.content,
             "content_type": document.content_type.value,
             "source": document.source,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from search_platform.domain.errors import BackendError, BackendUnavailableError, IndexMissingError
@@ -41,14 +41,15 @@ MODE_LEGS: dict[SearchMode, tuple[Leg, ...]] = {
 }
 
 
-def legs_for(mode: SearchMode, group_by: GroupBy, lexical_unit: str, *, lead: bool = False) -> tuple[Leg, ...]:
+def legs_for(mode: SearchMode, group_by: GroupBy, lexical_unit: str, *,
+             opted_in: Collection[Leg] = ()) -> tuple[Leg, ...]:
     """The legs a search runs: the mode's, plus, when hybrid results are documents, chunk-level BM25 beside
     document-level BM25 if the lexical unit is "both" (a document then wins on its whole text or on one exact
-    passage) and the lead-passage dense leg beside the dense one if `lead` (its list weighs more than 0)."""
+    passage), and the opt-in lists (OPT_IN_LEGS: lead passages, definitions) that weigh more than 0 (`opted_in`)."""
     if mode is not SearchMode.HYBRID or group_by is not GroupBy.DOCUMENT:
         return MODE_LEGS[mode]
     lexical = (Leg.BM25, Leg.BM25_PASSAGE) if lexical_unit == "both" else (Leg.BM25,)
-    return (*lexical, Leg.DENSE, *((Leg.DENSE_LEAD,) if lead else ()))
+    return (*lexical, Leg.DENSE, *(leg for leg in (Leg.DENSE_LEAD, Leg.DEFINITIONS) if leg in opted_in))
 
 
 @dataclass(frozen=True, slots=True)

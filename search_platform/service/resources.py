@@ -60,6 +60,7 @@ def build_search_service(settings: Settings, es: AsyncElasticsearch, embedder: E
             Leg.BM25_PASSAGE: BM25Retriever(es, settings.retrieval, leg=Leg.BM25_PASSAGE),
             Leg.DENSE: DenseRetriever(es, encoder, settings.retrieval),
             Leg.DENSE_LEAD: DenseRetriever(es, encoder, settings.retrieval, leg=Leg.DENSE_LEAD),
+            Leg.DEFINITIONS: BM25Retriever(es, settings.retrieval, leg=Leg.DEFINITIONS),
         },
         rerank_stage=build_rerank_stage(settings.rerank),
         record_fetcher=ElasticsearchRecordFetcher(es),

@@ -82,8 +82,8 @@ class FiltersBody(BaseModel):
 
 class WeightsBody(BaseModel):
     """Per-leg weights for weighted_rrf and dbsf; an unset leg weighs 1.0, except dense_lead (the lead-passage
-    kNN list, run beside dense when results are grouped by document), which is off (0) unless set; bm25 and
-    dense not both 0."""
+    kNN list, run beside dense when results are grouped by document) and definitions (the documents that define a
+    name the query writes, likewise), which are off (0) unless set; bm25 and dense not both 0."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"not": {
         "required": ["bm25", "dense"], "properties": {"bm25": {"const": 0}, "dense": {"const": 0}}}})
@@ -91,6 +91,7 @@ class WeightsBody(BaseModel):
     bm25: Weight = 1.0
     dense: Weight = 1.0
     dense_lead: Weight = 0.0
+    definitions: Weight = 0.0
 
 
 class SearchBody(BaseModel):

@@ -9,9 +9,16 @@ from dataclasses import dataclass
 from search_platform.config import RetrievalSettings
 from search_platform.domain.errors import InvalidQueryError
 from search_platform.domain.models import Filters, GroupBy, Leg, SearchMode, SearchResult
-from search_platform.retrieval.fusion import DEFAULT_ALPHA, DEFAULT_NORMALIZATION, FusionParams, Normalization
+from search_platform.retrieval.fusion import (
+    DEFAULT_ALPHA,
+    DEFAULT_NORMALIZATION,
+    OPT_IN_LEGS,
+    FusionParams,
+    Normalization,
+)
 from search_platform.retrieval.hybrid import HybridSearcher, SearchRequest, legs_for
 from search_platform.retrieval.routing import Route, classify_query
+from search_platform.text.definitions import query_names
 
 ROUTED = "routed"  # the fusion whose weights the query's route picks
 WEIGHTED_RRF = "weighted_rrf"
@@ -97,8 +104,7 @@ class SearchService:
             highlight=params.highlight,
             explain=params.explain,
             group_by=params.group_by,
-            legs=legs_for(params.mode, params.group_by, limits.lexical_unit,
-                          lead=FusionParams(weights=weights).weight(Leg.DENSE_LEAD) > 0),
+            legs=legs_for(params.mode, params.group_by, limits.lexical_unit, opted_in=opted_in(query, weights)),
             rerank=self._checked_rerank(params.rerank),
         )
 
@@ -121,6 +127,13 @@ class SearchService:
         """Validate and run one search."""
         request = self.resolve(params)
         return request, await self._searcher.search(request)
+
+
+def opted_in(query: str, weights: Mapping[Leg, float]) -> list[Leg]:
+    """The opt-in lists (lead passages, definitions) this query runs: those that weigh more than 0, but the
+    definitions list only when the query writes a name."""
+    weighted = [leg for leg in OPT_IN_LEGS if FusionParams(weights=weights).weight(leg) > 0]
+    return [leg for leg in weighted if leg is not Leg.DEFINITIONS or query_names(query)]
 
 
 def checked_page_size(params: SearchParams, limits: RetrievalSettings) -> int:
@@ -178,7 +191,7 @@ def routed_weights(fusion: str, query: str, weights: dict[Leg, float], settings:
                                 fields=("weights",))
     route = classify_query(query)
     chosen = settings.route_weights[route.value]
-    return route, {Leg.BM25: chosen.bm25, Leg.DENSE: chosen.dense, Leg.DENSE_LEAD: chosen.dense_lead}
+    return route, {Leg(name): weight for name, weight in chosen.model_dump().items()}
 
 
 def checked_tech_boost(tech_boost: float | None) -> float | None:

@@ -23,6 +23,7 @@ DESCRIPTIONS: dict[str, str] = {
     Leg.BM25_PASSAGE: "passage BM25 leg",
     Leg.DENSE: "kNN leg after encoding",
     Leg.DENSE_LEAD: "lead-passage kNN leg after encoding",
+    Leg.DEFINITIONS: "definitions leg",
     Stage.FUSION: "fusion",
     Stage.RERANK: "rerank with its stored fields",
     Stage.PAGE: "stored fields + highlights + passages of the page",

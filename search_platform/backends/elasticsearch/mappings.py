@@ -1,9 +1,9 @@
 """Chunk index settings and mappings, versioned index names behind an alias.
 
 One index holds two kinds of record: a `chunk` per passage (BM25 fields and the embedding) and a `document` per
-ingested document (its whole text for document-level BM25, and what re-embedding needs). Prose fields are analysed
-in English by the project's analysis plugin (plugins/analysis), with an unstemmed `exact` and an identifier-aware
-`ident` sub-field beside them.
+ingested document (its whole text for document-level BM25, the names it defines, and what re-embedding
+needs). Prose fields are analysed in English by the project's analysis plugin (plugins/analysis), with an unstemmed
+`exact` and an identifier-aware `ident` sub-field beside them.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from elasticsearch import Elasticsearch
 from search_platform.backends.elasticsearch.errors import translated_errors
 from search_platform.config import ElasticsearchSettings
 from search_platform.domain.errors import IndexOutdatedError
+from search_platform.text.definitions import MAX_NAME_CHARS
 
-MAPPING_VERSION = 2
+MAPPING_VERSION = 3  # 3: document records hold the names they define (`defines`)
 SIMILARITY = "sp_bm25"
 ENGLISH_ANALYZER = "sp_english"  # standard tokens, possessives, lowercase, English stop words, Porter stems
 IDENTIFIER_ANALYZER = "sp_identifier"  # --options, dotted.names, snake_case kept whole, plus their parts
@@ -78,6 +79,7 @@ def index_body(settings: ElasticsearchSettings, *, dims: int) -> dict[str, Any]:
                 "section": _prose(),
                 "body": _prose(),
                 "tech": _plain_text(EXACT_ANALYZER),
+                "defines": {"type": "keyword", "ignore_above": MAX_NAME_CHARS},
                 "content": {"type": "text", "index": False},
                 "content_type": {"type": "keyword"},
                 "source": {"type": "keyword"},

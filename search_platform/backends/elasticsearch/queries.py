@@ -145,6 +145,11 @@ def num_candidates_for(candidate_k: int, *, factor: float, minimum: int) -> int:
     return min(10_000, max(candidate_k, minimum, round(candidate_k * factor)))
 
 
+def defines_filter(names: Sequence[str]) -> dict[str, Any]:
+    """Document records that define one of the names (text/definitions.py)."""
+    return {"terms": {"defines": list(names)}}
+
+
 def lead_passage_filter() -> dict[str, Any]:
     """Only each document's lead passage: its first chunk (ingestion numbers chunks from 0 in reading order)."""
     return {"term": {"chunk_index": 0}}

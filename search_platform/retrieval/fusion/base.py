@@ -10,6 +10,7 @@ from search_platform.domain.models import FusedHit, Leg, LegScore, RankedHit, Ra
 from search_platform.retrieval.fusion.normalize import Normalization, Normalizer
 
 DEFAULT_WEIGHT = 1.0
+OPT_IN_LEGS = frozenset({Leg.DENSE_LEAD, Leg.DEFINITIONS})  # lists that weigh 0 (and do not run) unless set
 DEFAULT_ALPHA = 0.5
 DEFAULT_NORMALIZATION = Normalization.MINMAX
 
@@ -25,12 +26,12 @@ class FusionParams:
 
     def weight(self, leg: Leg) -> float:
         """Weight of one leg (1.0 when not set); the passage BM25 list takes the BM25 weight unless set, and the
-        lead-passage list weighs 0 (it does not run) unless set."""
+        lead-passage and definitions lists weigh 0 (they do not run) unless set."""
         if leg in self.weights:
             return self.weights[leg]
         if leg is Leg.BM25_PASSAGE:
             return self.weight(Leg.BM25)
-        return 0.0 if leg is Leg.DENSE_LEAD else DEFAULT_WEIGHT
+        return 0.0 if leg in OPT_IN_LEGS else DEFAULT_WEIGHT
 
     def leg_weights(self, legs: Sequence[Leg]) -> dict[str, float]:
         """Each leg's weight by leg name, as explanations and search logs report them."""

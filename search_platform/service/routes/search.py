@@ -50,7 +50,7 @@ def to_filters(body: FiltersBody) -> Filters:
 
 def to_weights(body: WeightsBody | None) -> dict[Leg, float] | None:
     """Wire weights -> per-leg weights (None when not sent)."""
-    return None if body is None else {Leg.BM25: body.bm25, Leg.DENSE: body.dense, Leg.DENSE_LEAD: body.dense_lead}
+    return None if body is None else {Leg(name): weight for name, weight in body.model_dump().items()}
 
 
 def pinned_parameters(body: SearchBody) -> frozenset[str]:

@@ -64,7 +64,8 @@ def test_arm_overrides_map_to_search_params_fields():
     arm = ArmSettings(name="a", share=0.5, fusion="convex", rrf_k=10, candidate_k=50, alpha=0.7,
                       normalization="zscore", weights={"bm25": 2.0, "dense": 0.5})
     assert arm_overrides(arm) == {"fusion": "convex", "rrf_k": 10, "candidate_k": 50, "alpha": 0.7,
-                                  "weights": {Leg.BM25: 2.0, Leg.DENSE: 0.5, Leg.DENSE_LEAD: 0.0},
+                                  "weights": {Leg.BM25: 2.0, Leg.DENSE: 0.5, Leg.DENSE_LEAD: 0.0,
+                                              Leg.DEFINITIONS: 0.0},
                                   "normalization": Normalization.ZSCORE}
     assert arm_overrides(ArmSettings(name="control", share=0.5)) == {}
     assert varied_parameters(_experiment("e", 0.5, 0.5, fusion="dbsf", rrf_k=5)) == {"fusion", "rrf_k"}

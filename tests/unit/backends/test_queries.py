@@ -5,6 +5,7 @@ from search_platform.backends.elasticsearch.mappings import RecordKind
 from search_platform.backends.elasticsearch.queries import (
     SOURCE_FIELDS,
     bm25_body,
+    defines_filter,
     grouping_fields,
     knn_body,
     lead_passage_filter,
@@ -164,6 +165,11 @@ def test_knn_body_prefilters_inside_knn():
 
 def test_the_lead_passage_filter_keeps_each_documents_first_chunk():
     assert lead_passage_filter() == {"term": {"chunk_index": 0}}
+
+
+def test_the_defines_filter_keeps_documents_that_define_one_of_the_names():
+    assert defines_filter(["path::strip_prefix", "strip_prefix"]) == {
+        "terms": {"defines": ["path::strip_prefix", "strip_prefix"]}}
 
 
 def test_knn_body_without_filters_has_no_filter_key():

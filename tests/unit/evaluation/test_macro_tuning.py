@@ -64,5 +64,6 @@ def test_default_grid_varies_the_lead_list_around_the_default():
               if config.family == "lead"}
     assert {label: table["semantic"]["dense_lead"] for label, table in tables.items()} == {
         "lead semantic 0": 0.0, "lead semantic 0.25": 0.25, "lead semantic 1": 1.0, "lead 0.5 on every route": 0.5}
-    assert tables["lead 0.5 on every route"]["lexical"] == {"bm25": 1.0, "dense": 0.25, "dense_lead": 0.5}
+    assert tables["lead 0.5 on every route"]["lexical"] == {"bm25": 1.0, "dense": 0.25, "dense_lead": 0.5,
+                                                            "definitions": 0.25}
     assert tables["lead semantic 0"]["lexical"]["dense_lead"] == 0.0

@@ -23,11 +23,11 @@ def test_fusion_fields_default_to_unset():
     assert to_weights(body.weights) is None
 
 
-def test_weights_map_to_legs_and_an_unsent_leg_weighs_one_but_the_lead_list_zero():
+def test_weights_map_to_legs_and_an_unsent_leg_weighs_one_but_the_opt_in_lists_zero():
     body = SearchBody.model_validate({"query": "q", "fusion": "dbsf", "weights": {"dense": 2}})
-    assert to_weights(body.weights) == {Leg.BM25: 1.0, Leg.DENSE: 2.0, Leg.DENSE_LEAD: 0.0}
-    body = SearchBody.model_validate({"query": "q", "weights": {"dense_lead": 0.5}})
-    assert to_weights(body.weights) == {Leg.BM25: 1.0, Leg.DENSE: 1.0, Leg.DENSE_LEAD: 0.5}
+    assert to_weights(body.weights) == {Leg.BM25: 1.0, Leg.DENSE: 2.0, Leg.DENSE_LEAD: 0.0, Leg.DEFINITIONS: 0.0}
+    body = SearchBody.model_validate({"query": "q", "weights": {"dense_lead": 0.5, "definitions": 0.25}})
+    assert to_weights(body.weights) == {Leg.BM25: 1.0, Leg.DENSE: 1.0, Leg.DENSE_LEAD: 0.5, Leg.DEFINITIONS: 0.25}
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,8 @@ def test_defaults_fill_every_k():
     assert request == SearchRequest(query="hello", mode=SearchMode.HYBRID, index="sp-chunks", top_k=7,
                                     candidate_k=50, rrf_k=30, filters=Filters(), window=100, fusion="routed",
                                     route=Route.LEXICAL,
-                                    weights={Leg.BM25: 1.0, Leg.DENSE: 0.25, Leg.DENSE_LEAD: 0.0},
+                                    weights={Leg.BM25: 1.0, Leg.DENSE: 0.25, Leg.DENSE_LEAD: 0.0,
+                                             Leg.DEFINITIONS: 0.25},
                                     legs=(Leg.BM25, Leg.DENSE))
 
 
@@ -43,12 +44,26 @@ def test_the_lead_passage_list_runs_for_documents_when_it_weighs_more_than_zero(
     assert service().resolve(SearchParams(query=sentence)).legs == (Leg.BM25, Leg.DENSE)
     # an identifier lookup's route gives it no weight, so it does not run
     assert service().resolve(SearchParams(query="json.loads", group_by=GroupBy.DOCUMENT)).legs == (
-        Leg.BM25, Leg.BM25_PASSAGE, Leg.DENSE)
+        Leg.BM25, Leg.BM25_PASSAGE, Leg.DENSE, Leg.DEFINITIONS)
     # weights sent without it leave it off; sent with it, it runs
     assert Leg.DENSE_LEAD not in service().resolve(SearchParams(
         query=sentence, group_by=GroupBy.DOCUMENT, weights={Leg.BM25: 1.0, Leg.DENSE: 1.0})).legs
     assert service().resolve(SearchParams(query="q", group_by=GroupBy.DOCUMENT, weights={
         Leg.DENSE_LEAD: 2.0})).legs[-1] is Leg.DENSE_LEAD
+
+
+def test_the_definitions_list_runs_for_documents_when_the_query_writes_a_name_on_any_route():
+    for query in ("--squeeze-blank", "how do I make a LOCATE_PATH database", "what does Rc::downgrade return"):
+        request = service().resolve(SearchParams(query=query, group_by=GroupBy.DOCUMENT))
+        assert request.legs[-1] is Leg.DEFINITIONS
+        assert request.fusion_params().weight(Leg.DEFINITIONS) == 0.25
+    assert Leg.DEFINITIONS not in service().resolve(SearchParams(query="how do I copy a directory tree",
+                                                                 group_by=GroupBy.DOCUMENT)).legs
+    assert Leg.DEFINITIONS not in service().resolve(SearchParams(query="--squeeze-blank")).legs  # chunk results
+    assert Leg.DEFINITIONS not in service().resolve(SearchParams(
+        query="--squeeze-blank", group_by=GroupBy.DOCUMENT, weights={Leg.BM25: 1.0, Leg.DENSE: 1.0})).legs
+    assert Leg.DEFINITIONS not in service().resolve(SearchParams(
+        query="--squeeze-blank", group_by=GroupBy.DOCUMENT, fusion="rrf")).legs
 
 
 def test_candidate_k_default_grows_to_top_k():
@@ -79,7 +94,8 @@ def test_hybrid_may_return_more_than_candidate_k_since_legs_add_up():
 def test_fusion_defaults_to_routed_rrf_with_the_route_weights():
     request = service().resolve(SearchParams(query="how do I copy a directory tree"))
     assert (request.fusion, request.route, request.weights, request.alpha, request.normalization) == (
-        "routed", Route.SEMANTIC, {Leg.BM25: 0.3, Leg.DENSE: 1.0, Leg.DENSE_LEAD: 0.5}, 0.5, Normalization.MINMAX)
+        "routed", Route.SEMANTIC, {Leg.BM25: 0.3, Leg.DENSE: 1.0, Leg.DENSE_LEAD: 0.5, Leg.DEFINITIONS: 0.25}, 0.5,
+        Normalization.MINMAX)
 
 
 def test_weights_sent_without_a_fusion_ask_for_weighted_rrf_when_the_default_is_routed():

@@ -36,11 +36,13 @@ class Filters(_Request):
 
 class Weights(_Request):
     """Per-leg weights for weighted_rrf and dbsf; an unset leg weighs 1.0, except dense_lead (documents ranked by
-    their lead passage, beside dense, when results are grouped by document), which is off (0) unless set."""
+    their lead passage, beside dense, when results are grouped by document) and definitions (the documents that
+    define a name the query writes, likewise), which are off (0) unless set."""
 
     bm25: float = 1.0
     dense: float = 1.0
     dense_lead: float | None = None  # None: not sent (the service's 0), so older services still accept the weights
+    definitions: float | None = None  # likewise
 
 
 class SearchOptions(_Request):

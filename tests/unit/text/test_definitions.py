@@ -1,0 +1,65 @@
+"""Defined names (index time) and the names a query writes (query time): literal lists per layout."""
+
+from __future__ import annotations
+
+import pytest
+
+from search_platform.text.definitions import MAX_HEAD_WORDS, defined_names, query_names
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("-s\n--squeeze-blank\n     Suppress repeated adjacent blank lines.", ["--squeeze-blank", "-s"]),
+        ("       -a, --all\n              do not ignore entries starting with .", ["--all", "-a"]),
+        ("--compress-program=PROG\n     Compress any temporary files.", ["--compress-program"]),
+        ("\u2018-print0\u2019\n     True; print the full file name.", ["-print0"]),
+        ("track_io_timing (boolean)\n\nEnables timing of database I/O calls.", ["track_io_timing"]),
+        ("LOCATE_PATH\n     Colon-separated list of databases.", ["locate_path"]),
+        ("pub fn strip_prefix<P>(&self, base: P) -> Result<&Path, StripPrefixError>",
+         ["fn", "pub", "strip_prefix"]),
+        ("shutil.copyfile(src, dst, *, follow_symlinks=True)", ["shutil.copyfile"]),
+        ("matches!\nReturns whether the expression matches the pattern.", ["matches!"]),
+        ("-b    number nonempty output lines", ["-b"]),  # term and description on one line, a wide gap between
+    ],
+)
+def test_a_line_that_starts_with_a_name_defines_it(text, names):
+    assert [name for name in defined_names(text) if name in names] == names
+    assert set(names) <= set(defined_names(text))
+
+
+def test_a_sentence_that_uses_a_name_defines_nothing():
+    prose = ("When given just the --delete (-d) option, tr removes any input characters.\n"
+             "   The --squeeze-repeats option may also be used when translating.")
+    assert defined_names(prose) == []
+
+
+def test_a_head_of_more_than_max_words_is_prose():
+    words = " ".join(["word"] * MAX_HEAD_WORDS)
+    assert defined_names(f"{words} --option") == []
+    assert defined_names(f"{' '.join(['word'] * (MAX_HEAD_WORDS - 1))} --option") == ["--option", "word"]
+
+
+def test_names_are_lowercase_sorted_and_distinct():
+    assert defined_names("SIGTERM\nsigterm\n--all\n") == ["--all", "sigterm"]
+    assert defined_names("") == []
+
+
+@pytest.mark.parametrize(
+    ("query", "names"),
+    [
+        ("--squeeze-blank", ["--squeeze-blank"]),
+        ("--follow=name", ["--follow"]),
+        ("Path::strip_prefix", ["path::strip_prefix", "strip_prefix"]),
+        ("logging.basicConfig force", ["logging.basicconfig", "basicconfig"]),
+        ("what does Rc::downgrade return", ["rc::downgrade", "downgrade"]),
+        ("LOCATE_PATH", ["locate_path"]),
+        ("how do I use -print0 with xargs", ["-print0"]),
+        ("Is there a way to copy a directory tree", ["is"]),  # a capital word may be a name (Vec, String)
+        ("I want to copy a directory", []),  # one letter is no name
+        ("copy a directory tree", []),  # plain lowercase words are not names
+        ("matches! macro", ["matches!"]),
+    ],
+)
+def test_query_names_are_the_words_written_as_names(query, names):
+    assert query_names(query) == names
