@@ -19,7 +19,7 @@ from redis import Redis
 from search_platform_client import ConflictError, SearchClient
 
 from search_platform.backends.elasticsearch.client import build_client
-from search_platform.backends.elasticsearch.mappings import is_current
+from search_platform.backends.elasticsearch.mappings import MAPPING_VERSION, is_current
 from search_platform.config import Settings
 from search_platform.domain.models import ContentType, Document
 from search_platform.embeddings.base import Embedder
@@ -217,7 +217,7 @@ def test_version_1_index_is_migrated_while_searches_keep_answering(services, wor
     assert all(hits > 0 for at, hits in loop.answers if at > started + took), "after the swap searches find hits"
 
     (new_index,) = es.indices.get_alias(name=index)
-    assert is_current(new_index, index) and new_index.startswith(f"{index}-v2-r")
+    assert is_current(new_index, index) and new_index.startswith(f"{index}-v{MAPPING_VERSION}-r")
     assert es.indices.exists(index=f"{index}-v1"), "the old index is kept without --delete-old"
     assert set(es.indices.get_alias(index=new_index)[new_index]["aliases"]) == {index}, "the staging alias is gone"
     records, texts, chunks = index_state(es, index)
@@ -351,5 +351,5 @@ def test_reindex_if_needed_leaves_a_missing_alias_alone(services, index):
 
 def test_staging_alias_name():
     at = datetime(2026, 12, 3, 10, 15, 0, 123456, tzinfo=UTC)
-    assert staging_alias("sp-chunks", at) == "sp-chunks-v2-r20261203101500123"
-    assert is_current(f"{staging_alias('sp-chunks', at)}-v2", "sp-chunks")
+    assert staging_alias("sp-chunks", at) == f"sp-chunks-v{MAPPING_VERSION}-r20261203101500123"
+    assert is_current(f"{staging_alias('sp-chunks', at)}-v{MAPPING_VERSION}", "sp-chunks")
