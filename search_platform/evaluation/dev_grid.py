@@ -1,6 +1,6 @@
 """The sweep `search-platform tune` runs on the dev sets: the single legs for reference, then one family per
-decision (lexical unit, BM25 fields, phrase clause, lead-passage list, RRF constant and depth, leg weights, other
-fusion methods), each varied around the current defaults."""
+decision (lexical unit, BM25 fields, phrase clause, lead-passage list, definitions list, RRF constant and depth,
+leg weights, other fusion methods), each varied around the current defaults."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ LEG_WEIGHTS = ((1.5, 1.0), (2.0, 1.0), (3.0, 1.0), (1.0, 1.5))  # (bm25, dense)
 CONVEX_ALPHAS = (0.3, 0.5)
 PHRASE_BOOSTS = (0.0, 1.0, 3.0)  # the hyphenated-identifier phrase clause: off, as one more field, the default
 LEAD_WEIGHTS = (0.0, 0.25, 0.5, 1.0)  # the lead-passage dense list's weight on the semantic route (0: off)
+DEFINITIONS_WEIGHTS = (0.0, 0.25, 0.5, 1.0)  # the definitions list's weight on every route (0: off)
 CHUNK_FIELD_SETS: dict[str, dict[str, float]] = {
     "english": {"text": 1.0, "title": 0.5},
     "english+exact": {"text": 1.0, "text.exact": 0.5, "title": 0.5},
@@ -32,24 +33,42 @@ DOCUMENT_FIELD_SETS: dict[str, dict[str, float]] = {
 
 
 
-def _routes(lexical: tuple[float, float], semantic: tuple[float, float], mixed: tuple[float, float]
-            ) -> dict[str, dict[str, float]]:
-    return {route: {"bm25": bm25, "dense": dense}
-            for route, (bm25, dense) in (("lexical", lexical), ("semantic", semantic), ("mixed", mixed))}
-
-
-ROUTE_TABLES: dict[str, dict[str, dict[str, float]]] = {
-    "lexical 1/0.25": _routes((1.0, 0.25), (0.5, 1.0), (1.0, 1.0)),
-    "lexical 1/0.25 semantic 1/1": _routes((1.0, 0.25), (1.0, 1.0), (1.0, 1.0)),
-    "lexical 1/0.25 mixed 1.5/1": _routes((1.0, 0.25), (0.5, 1.0), (1.5, 1.0)),
-    "lexical 1/0.1 semantic 1/1 mixed 1.5/1": _routes((1.0, 0.1), (1.0, 1.0), (1.5, 1.0)),
+ROUTE_VARIANTS: dict[str, tuple[tuple[float, float], tuple[float, float], tuple[float, float]]] = {
+    # (bm25, dense) of the lexical, semantic and mixed routes
+    "lexical 1/0.25": ((1.0, 0.25), (0.5, 1.0), (1.0, 1.0)),
+    "lexical 1/0.25 semantic 1/1": ((1.0, 0.25), (1.0, 1.0), (1.0, 1.0)),
+    "lexical 1/0.25 mixed 1.5/1": ((1.0, 0.25), (0.5, 1.0), (1.5, 1.0)),
+    "lexical 1/0.1 semantic 1/1 mixed 1.5/1": ((1.0, 0.1), (1.0, 1.0), (1.5, 1.0)),
 }
+
+
+def _current_table(settings: RetrievalSettings) -> dict[str, dict[str, float]]:
+    return {route: arm.model_dump() for route, arm in settings.route_weights.items()}
+
+
+def route_tables(settings: RetrievalSettings) -> dict[str, dict[str, dict[str, float]]]:
+    """The route table of the settings with each route's bm25 and dense weights of ROUTE_VARIANTS (the opt-in
+    lists keep their weights, so a variant differs from the defaults only in what it names)."""
+    current = _current_table(settings)
+    return {name: {route: {**current[route], "bm25": bm25, "dense": dense}
+                   for route, (bm25, dense) in zip(("lexical", "semantic", "mixed"), variant, strict=True)}
+            for name, variant in ROUTE_VARIANTS.items()}
+
+
+def definitions_tables(settings: RetrievalSettings) -> dict[str, dict[str, dict[str, float]]]:
+    """The route table of the settings with the definitions list at each of DEFINITIONS_WEIGHTS on every route
+    (but the current one when every route already has it)."""
+    current = _current_table(settings)
+    weighed = {arm["definitions"] for arm in current.values()}
+    return {f"definitions {weight:g} on every route": {route: {**arm, "definitions": weight}
+                                                       for route, arm in current.items()}
+            for weight in DEFINITIONS_WEIGHTS if weighed != {weight}}
 
 
 def lead_tables(settings: RetrievalSettings) -> dict[str, dict[str, dict[str, float]]]:
     """The route table of the settings with the lead-passage list reweighed: on the semantic route (each of
     LEAD_WEIGHTS but the current one), and at the semantic route's weight on every route."""
-    current: dict[str, dict[str, float]] = {route: arm.model_dump() for route, arm in settings.route_weights.items()}
+    current = _current_table(settings)
     semantic = current["semantic"]["dense_lead"]
     tables = {f"lead semantic {lead:g}": {**current, "semantic": {**current["semantic"], "dense_lead": lead}}
               for lead in LEAD_WEIGHTS if lead != semantic}
@@ -76,6 +95,8 @@ def default_grid(settings: RetrievalSettings) -> list[SweepConfig]:
              for name, fields in DOCUMENT_FIELD_SETS.items()]
     grid += [SweepConfig("lead", name, params={"fusion": "routed"}, retrieval={"route_weights": table})
              for name, table in lead_tables(settings).items()]
+    grid += [SweepConfig("definitions", name, params={"fusion": "routed"}, retrieval={"route_weights": table})
+             for name, table in definitions_tables(settings).items()]
     grid += [SweepConfig("rrf", f"rrf k={k} c={c}", params={"fusion": "rrf", "rrf_k": k, "candidate_k": c})
              for c in CANDIDATE_KS for k in RRF_KS]
     grid += [SweepConfig("weighted_rrf", f"weighted_rrf k={k} bm25={b:g} dense={d:g}",
@@ -86,5 +107,5 @@ def default_grid(settings: RetrievalSettings) -> list[SweepConfig]:
     if settings.fusion != "routed":  # else the baseline is this very configuration
         grid.append(SweepConfig("routed", "routed", params={"fusion": "routed"}))
     grid += [SweepConfig("routed", f"routed {name}", params={"fusion": "routed"}, retrieval={"route_weights": table})
-             for name, table in ROUTE_TABLES.items()]
+             for name, table in route_tables(settings).items()]
     return grid

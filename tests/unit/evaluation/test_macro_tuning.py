@@ -67,3 +67,22 @@ def test_default_grid_varies_the_lead_list_around_the_default():
     assert tables["lead 0.5 on every route"]["lexical"] == {"bm25": 1.0, "dense": 0.25, "dense_lead": 0.5,
                                                             "definitions": 0.25}
     assert tables["lead semantic 0"]["lexical"]["dense_lead"] == 0.0
+
+
+def test_default_grid_varies_the_definitions_list_on_every_route_around_the_default():
+    tables = {config.label: config.retrieval["route_weights"] for config in default_grid(RetrievalSettings())
+              if config.family == "definitions"}
+    assert {label: {route: arm["definitions"] for route, arm in table.items()} for label, table in tables.items()} == {
+        f"definitions {weight:g} on every route": dict.fromkeys(("lexical", "semantic", "mixed"), weight)
+        for weight in (0.0, 0.5, 1.0)}
+    assert tables["definitions 0 on every route"]["semantic"] == {"bm25": 0.3, "dense": 1.0, "dense_lead": 0.5,
+                                                                  "definitions": 0.0}
+
+
+def test_the_routed_variants_keep_the_opt_in_lists_of_the_defaults():
+    tables = {config.label: config.retrieval["route_weights"] for config in default_grid(RetrievalSettings())
+              if config.family == "routed"}
+    assert tables["routed lexical 1/0.25 semantic 1/1"] == {
+        "lexical": {"bm25": 1.0, "dense": 0.25, "dense_lead": 0.0, "definitions": 0.25},
+        "semantic": {"bm25": 1.0, "dense": 1.0, "dense_lead": 0.5, "definitions": 0.25},
+        "mixed": {"bm25": 1.0, "dense": 1.0, "dense_lead": 0.0, "definitions": 0.25}}
