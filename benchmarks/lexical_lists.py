@@ -26,6 +26,7 @@ from typing import Any
 
 from search_platform.config import load_settings
 from search_platform.domain.models import SearchMode
+from search_platform.evaluation.metrics import ndcg_at_k
 from search_platform.evaluation.platform import PlatformSystem
 from search_platform.evaluation.session import load_eval_dataset, platform_session
 from search_platform.retrieval.routing import classify_query
@@ -63,11 +64,9 @@ def collect(datasets: Sequence[Path], corpus: Path | None) -> dict[str, Any]:
 
 
 def ndcg_at_10(ranked: Sequence[str], relevance: Mapping[str, int]) -> float:
-    """nDCG@10 with graded gains 2^rel - 1 (the harness's definition)."""
-    dcg = sum((2 ** relevance.get(doc, 0) - 1) / math.log2(i + 2) for i, doc in enumerate(ranked[:10]))
-    ideal = sorted(relevance.values(), reverse=True)[:10]
-    idcg = sum((2**gain - 1) / math.log2(i + 2) for i, gain in enumerate(ideal))
-    return dcg / idcg if idcg else 0.0
+    """nDCG@10 exactly as the evaluation harness computes it (gain = grade). Reports written before 2026-12-05
+    used gains 2^grade - 1, which weigh grade-2 judgments more; their rankings compare the same way."""
+    return ndcg_at_k(ranked, relevance, k=10)
 
 
 def rrf(lists: Lists, weights: Weights, *, k: int) -> list[str]:
