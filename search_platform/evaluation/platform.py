@@ -15,7 +15,7 @@ from celery import Celery
 from redis import Redis
 
 from search_platform.backends.elasticsearch.client import build_client
-from search_platform.backends.elasticsearch.mappings import delete_index, index_body
+from search_platform.backends.elasticsearch.mappings import MAPPING_VERSION, delete_index, index_body
 from search_platform.config import Settings
 from search_platform.domain.errors import SearchPlatformError
 from search_platform.domain.models import Document, GroupBy, SearchMode
@@ -34,7 +34,8 @@ INDEX_SHAPING_SETTINGS: set[str] = {
     "number_of_shards", "bm25_k1", "bm25_b", "vector_index_type", "hnsw_m", "hnsw_ef_construction"}
 
 
-def corpus_fingerprint(corpus: Sequence[Document], settings: Settings, *, encoder: str = "") -> str:
+def corpus_fingerprint(corpus: Sequence[Document], settings: Settings, *, encoder: str = "",
+                       mapping_version: int = MAPPING_VERSION) -> str:
     """Identifies what an evaluation index holds: the documents and everything that shapes their chunks and
     vectors. encoder: the embedder's passage fingerprint (a probe vector's hash), which catches a changed export
     or quantisation of the same named model that the settings alone do not show."""
@@ -42,8 +43,10 @@ def corpus_fingerprint(corpus: Sequence[Document], settings: Settings, *, encode
     embedding = settings.embedding.model_dump(include={"backend", "model", "model_path", "onnx_quantize"})
     embedding["encoder"] = encoder
     index = settings.elasticsearch.model_dump(include=INDEX_SHAPING_SETTINGS)
-    mapping = index_body(settings.elasticsearch, dims=0)  # analyzers and fields, whatever the version says
-    shape = {"chunking": settings.chunking.model_dump(), "embedding": embedding, "mapping": mapping, "es": index}
+    mapping = index_body(settings.elasticsearch, dims=0)  # analyzers and fields
+    # the version too: it also changes when ingestion derives a field differently (`defines`) in the same mapping
+    shape = {"chunking": settings.chunking.model_dump(), "embedding": embedding, "mapping": mapping, "es": index,
+             "mapping_version": mapping_version}
     digest.update(json.dumps(shape, sort_keys=True, default=str).encode())
     for document in sorted(corpus, key=lambda d: d.doc_id):
         digest.update(f"{document.doc_id}\x1f{document.title}\x1f{document.content}\x1e".encode())

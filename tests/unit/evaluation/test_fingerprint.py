@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from search_platform.backends.elasticsearch.mappings import MAPPING_VERSION
 from search_platform.config import Settings
 from search_platform.domain.models import Document
 from search_platform.evaluation.platform import corpus_fingerprint
@@ -39,3 +40,10 @@ def test_a_different_encoder_of_the_same_model_gets_another_index() -> None:
     base = corpus_fingerprint(CORPUS, _settings(), encoder="384-aaaa")
     assert corpus_fingerprint(CORPUS, _settings(), encoder="384-bbbb") != base
     assert corpus_fingerprint(CORPUS, _settings(), encoder="384-aaaa") == base
+
+
+def test_a_new_mapping_version_gets_another_index() -> None:
+    """A version bump may change only what ingestion derives (the names in `defines`), not the mapping itself."""
+    current = corpus_fingerprint(CORPUS, _settings())
+    assert corpus_fingerprint(CORPUS, _settings(), mapping_version=MAPPING_VERSION) == current
+    assert corpus_fingerprint(CORPUS, _settings(), mapping_version=MAPPING_VERSION + 1) != current
