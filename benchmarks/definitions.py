@@ -19,14 +19,12 @@ service answered; "offline, definitions at the default weight" should be close t
 
 from __future__ import annotations
 
-import argparse
-import json
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lexical_lists import CATEGORIES, DEPTH, ndcg_at_10, table_row
+from lexical_lists import CATEGORIES, DEPTH, arguments, cached_runs, command_line, ndcg_at_10, publish, table_row
 
 from search_platform.config import DEFINITIONS_WEIGHT, ArmWeights, Settings, load_settings
 from search_platform.domain.models import Leg, SearchMode
@@ -160,26 +158,10 @@ def _with_mixed(row: str, scores: Mapping[str, Mapping[str, float]]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dataset", type=Path, action="append", required=True)
-    parser.add_argument("--corpus", type=Path, help="corpus directory of a golden-set file")
-    parser.add_argument("--runs", type=Path, help="JSON of the rankings: read if it exists, else written")
-    parser.add_argument("--out", type=Path, help="Markdown report (printed too)")
-    args = parser.parse_args()
+    args = arguments(__doc__.split("\n\n")[0])
     settings = load_settings()
-    if args.runs is not None and args.runs.exists():
-        runs = json.loads(args.runs.read_text())
-    else:
-        runs = collect(args.dataset, args.corpus, settings)
-        if args.runs is not None:
-            args.runs.write_text(json.dumps(runs))
-    datasets = " ".join(f"--dataset {path}" for path in args.dataset)
-    corpus = f" --corpus {args.corpus}" if args.corpus else ""
-    text = report(runs, settings, f"python benchmarks/definitions.py {datasets}{corpus}"
-                  + (f" --runs {args.runs}" if args.runs else "") + (f" --out {args.out}" if args.out else ""))
-    print(text)
-    if args.out is not None:
-        args.out.write_text(text)
+    runs = cached_runs(args.runs, lambda: collect(args.dataset, args.corpus, settings))
+    publish(report(runs, settings, command_line("definitions.py", args)), args.out)
 
 
 if __name__ == "__main__":

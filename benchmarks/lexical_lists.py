@@ -153,26 +153,46 @@ def table_row(label: str, scores: Mapping[str, Mapping[str, float]], *, detail: 
             + " | ".join(f"{s['all']:.3f}/{s.get(detail, math.nan):.3f}" for s in scores.values()) + " |")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def arguments(description: str) -> argparse.Namespace:
+    """The dev sets, a golden set's corpus, the rankings file and the report file (the benchmarks built on these
+    rankings share them)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--dataset", type=Path, action="append", required=True)
     parser.add_argument("--corpus", type=Path, help="corpus directory of a golden-set file")
     parser.add_argument("--runs", type=Path, help="JSON of the rankings: read if it exists, else written")
     parser.add_argument("--out", type=Path, help="Markdown report (printed too)")
-    args = parser.parse_args()
-    if args.runs is not None and args.runs.exists():
-        runs = json.loads(args.runs.read_text())
-    else:
-        runs = collect(args.dataset, args.corpus)
-        if args.runs is not None:
-            args.runs.write_text(json.dumps(runs))
+    return parser.parse_args()
+
+
+def cached_runs(path: Path | None, collect_runs: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The rankings of `path` when it exists, else collected (and written to `path` when given)."""
+    if path is not None and path.exists():
+        loaded: dict[str, Any] = json.loads(path.read_text())
+        return loaded
+    runs = collect_runs()
+    if path is not None:
+        path.write_text(json.dumps(runs))
+    return runs
+
+
+def command_line(script: str, args: argparse.Namespace) -> str:
+    """The command that reproduces a report, as the report prints it."""
     datasets = " ".join(f"--dataset {path}" for path in args.dataset)
     corpus = f" --corpus {args.corpus}" if args.corpus else ""
-    text = report(runs, f"python benchmarks/lexical_lists.py {datasets}{corpus}"
-                        + (f" --runs {args.runs}" if args.runs else "") + (f" --out {args.out}" if args.out else ""))
+    return (f"python benchmarks/{script} {datasets}{corpus}" + (f" --runs {args.runs}" if args.runs else "")
+            + (f" --out {args.out}" if args.out else ""))
+
+
+def publish(text: str, out: Path | None) -> None:
     print(text)
-    if args.out is not None:
-        args.out.write_text(text)
+    if out is not None:
+        out.write_text(text)
+
+
+def main() -> None:
+    args = arguments(__doc__.split("\n\n")[0])
+    runs = cached_runs(args.runs, lambda: collect(args.dataset, args.corpus))
+    publish(report(runs, command_line("lexical_lists.py", args)), args.out)
 
 
 if __name__ == "__main__":
