@@ -19,12 +19,23 @@ service answered; "offline, definitions at the default weight" should be close t
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lexical_lists import CATEGORIES, DEPTH, arguments, cached_runs, command_line, ndcg_at_10, publish, table_row
+from lexical_lists import (
+    CATEGORIES,
+    DEPTH,
+    Ranker,
+    arguments,
+    cached_runs,
+    command_line,
+    publish,
+    score,
+    single,
+    table_row,
+    weighted_rrf,
+)
 
 from search_platform.config import DEFINITIONS_WEIGHT, ArmWeights, Settings, load_settings
 from search_platform.domain.models import Leg, SearchMode
@@ -36,25 +47,21 @@ LIST_NAMES = ("doc", "passage", "dense", "lead", "definitions")
 ONLY_DEFINITIONS = {Leg.BM25: 0.0, Leg.BM25_PASSAGE: 0.0, Leg.DENSE: 0.0, Leg.DENSE_LEAD: 0.0, Leg.DEFINITIONS: 1.0}
 ONLY_LEAD = {Leg.BM25: 0.0, Leg.BM25_PASSAGE: 0.0, Leg.DENSE: 0.0, Leg.DENSE_LEAD: 1.0}
 SWEPT_WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0)
-ListWeights = Mapping[str, float]  # list name -> RRF weight
-Ranker = Callable[[Mapping[str, Any]], list[str]]  # one recorded query -> document ranking
 
 
 def systems(session: PlatformSession) -> dict[str, PlatformSystem]:
     """The five document lists and the default hybrid, each through the platform's search service."""
-    document_level = session.service_with({"lexical_unit": "document"})
 
-    def system(mode: SearchMode, service_settings: Mapping[str, Any], **params: Any) -> PlatformSystem:
-        return PlatformSystem(mode, session.service_with(service_settings), session.index, session.loop,
-                              documents=DEPTH, params=params)
+    def system(mode: SearchMode, lexical_unit: str = "document", **params: Any) -> PlatformSystem:
+        return PlatformSystem(mode, session.service_with({"lexical_unit": lexical_unit}), session.index,
+                              session.loop, documents=DEPTH, params=params)
 
     return {
-        "doc": PlatformSystem(SearchMode.BM25, document_level, session.index, session.loop, documents=DEPTH),
-        "passage": system(SearchMode.BM25, {"lexical_unit": "chunk"}),
-        "dense": PlatformSystem(SearchMode.SEMANTIC, document_level, session.index, session.loop, documents=DEPTH),
-        "lead": system(SearchMode.HYBRID, {"lexical_unit": "document"}, fusion="weighted_rrf", weights=ONLY_LEAD),
-        "definitions": system(SearchMode.HYBRID, {"lexical_unit": "document"}, fusion="weighted_rrf",
-                              weights=ONLY_DEFINITIONS),
+        "doc": system(SearchMode.BM25),
+        "passage": system(SearchMode.BM25, "chunk"),
+        "dense": system(SearchMode.SEMANTIC),
+        "lead": system(SearchMode.HYBRID, fusion="weighted_rrf", weights=ONLY_LEAD),
+        "definitions": system(SearchMode.HYBRID, fusion="weighted_rrf", weights=ONLY_DEFINITIONS),
         "hybrid": PlatformSystem(SearchMode.HYBRID, session.service, session.index, session.loop),
     }
 
@@ -79,16 +86,6 @@ def collect(datasets: Sequence[Path], corpus: Path | None, settings: Settings) -
     return out
 
 
-def rrf(lists: Mapping[str, Sequence[str]], weights: ListWeights, *, k: int) -> list[str]:
-    """Weighted RRF of the named lists (a weight of 0 leaves a list out)."""
-    scores: dict[str, float] = defaultdict(float)
-    for name, weight in weights.items():
-        if weight > 0:
-            for rank, doc in enumerate(lists[name], start=1):
-                scores[doc] += weight / (k + rank)
-    return sorted(scores, key=lambda doc: -scores[doc])
-
-
 def list_weights(arm: ArmWeights, definitions: float) -> dict[str, float]:
     """A route's weights as list weights (bm25 weighs both lexical lists), the definitions list at `definitions`."""
     return {"doc": arm.bm25, "passage": arm.bm25, "dense": arm.dense, "lead": arm.dense_lead,
@@ -96,32 +93,15 @@ def list_weights(arm: ArmWeights, definitions: float) -> dict[str, float]:
 
 
 def routed(table: Mapping[Any, ArmWeights], definitions: Mapping[str, float], k: int) -> Ranker:
-    return lambda query: rrf(query["lists"], list_weights(table[query["route"]], definitions[query["route"]]), k=k)
-
-
-def alone(name: str) -> Ranker:
-    return lambda query: list(query["lists"][name])
-
-
-def score(runs: Mapping[str, Any], ranker: Ranker) -> dict[str, dict[str, float]]:
-    """nDCG@10 per dataset: overall and per category."""
-    result: dict[str, dict[str, float]] = {}
-    for name, queries in runs.items():
-        values: dict[str, list[float]] = defaultdict(list)
-        for query in queries:
-            value = ndcg_at_10(ranker(query), query["relevance"])
-            values["all"].append(value)
-            values[query["category"]].append(value)
-        result[name] = {cat: sum(v) / len(v) for cat, v in values.items()}
-    return result
+    return lambda lists, route: weighted_rrf(lists, list_weights(table[route], definitions[route]), k=k)
 
 
 def configurations(settings: Settings) -> dict[str, Ranker]:
     table = settings.retrieval.route_weights
     k = settings.retrieval.rrf_k
     routes = list(table)
-    configs: dict[str, Ranker] = {"platform default hybrid": lambda query: list(query["lists"]["hybrid"])}
-    configs.update({f"{name} alone": alone(name) for name in LIST_NAMES})
+    configs: dict[str, Ranker] = {"platform default hybrid": single("hybrid")}
+    configs.update({f"{name} alone": single(name) for name in LIST_NAMES})
     for weight in SWEPT_WEIGHTS:
         label = "default weight" if weight == DEFINITIONS_WEIGHT else f"{weight:g}"
         configs[f"offline, definitions at {label} on every route"] = routed(
@@ -143,18 +123,8 @@ def report(runs: Mapping[str, Any], settings: Settings, command: str) -> str:
              + " | ".join(f"{n} all/exact/mixed" for n in names) + " |",
              "|---|---|" + "---|" * (len(CATEGORIES) + len(names))]
     for label, ranker in configurations(settings).items():
-        scores = score(runs, ranker)
-        lines.append(_with_mixed(table_row(label, scores, detail="exact_match", digits=4), scores))
+        lines.append(table_row(label, score(runs, ranker), details=("exact_match", "mixed"), digits=4))
     return "\n".join(lines) + "\n"
-
-
-def _with_mixed(row: str, scores: Mapping[str, Mapping[str, float]]) -> str:
-    """table_row's per-dataset cells (all/exact) with each dataset's mixed score appended."""
-    head, *cells = row.rstrip(" |").split(" | ")
-    per_dataset = cells[-len(scores):]
-    extended = [f"{cell}/{s.get('mixed', float('nan')):.3f}" for cell, s in zip(per_dataset, scores.values(),
-                                                                                   strict=True)]
-    return " | ".join([head, *cells[:-len(scores)], *extended]) + " |"
 
 
 def main() -> None:

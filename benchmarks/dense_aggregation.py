@@ -170,7 +170,7 @@ def report(runs: Mapping[str, Any], dense: Mapping[str, Any], settings: Settings
              "| dense list(s) | macro | " + " | ".join(f"macro {c}" for c in CATEGORIES) + " | "
              + " | ".join(f"{n} all/concept" for n in names) + " |",
              "|---|---|" + "---|" * (len(CATEGORIES) + len(names))]
-    lines += [table_row(label, evaluate(runs, dense, settings, variant), detail="conceptual", digits=4)
+    lines += [table_row(label, evaluate(runs, dense, settings, variant), details=("conceptual",), digits=4)
               for label, variant in variants().items()]
     return "\n".join(lines) + "\n"
 

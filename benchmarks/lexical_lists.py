@@ -69,13 +69,19 @@ def ndcg_at_10(ranked: Sequence[str], relevance: Mapping[str, int]) -> float:
     return ndcg_at_k(ranked, relevance, k=10)
 
 
-def rrf(lists: Lists, weights: Weights, *, k: int) -> list[str]:
-    """Weighted RRF of the doc, passage and dense lists (a weight of 0 leaves a list out)."""
+def weighted_rrf(lists: Lists, weights: Mapping[str, float], *, k: int) -> list[str]:
+    """Weighted RRF of the named lists (a weight of 0 leaves a list out)."""
     scores: dict[str, float] = defaultdict(float)
-    for name, weight in zip(("doc", "passage", "dense"), weights, strict=True):
-        for rank, doc in enumerate(lists[name], start=1):
-            scores[doc] += weight / (k + rank)
+    for name, weight in weights.items():
+        if weight > 0:
+            for rank, doc in enumerate(lists[name], start=1):
+                scores[doc] += weight / (k + rank)
     return sorted(scores, key=lambda doc: -scores[doc])
+
+
+def rrf(lists: Lists, weights: Weights, *, k: int) -> list[str]:
+    """Weighted RRF of the doc, passage and dense lists."""
+    return weighted_rrf(lists, dict(zip(("doc", "passage", "dense"), weights, strict=True)), k=k)
 
 
 Ranker = Callable[[Lists, str], list[str]]  # (lists, route) -> ranking
@@ -139,18 +145,21 @@ def report(runs: Mapping[str, Any], command: str) -> str:
              "| configuration | macro | " + " | ".join(f"macro {c}" for c in CATEGORIES) + " | "
              + " | ".join(f"{n} all/exact" for n in names) + " |",
              "|---|---|" + "---|" * (len(CATEGORIES) + len(names))]
-    lines += [table_row(label, score(runs, ranker), detail="exact_match")
+    lines += [table_row(label, score(runs, ranker), details=("exact_match",))
               for label, ranker in configurations().items()]
     return "\n".join(lines) + "\n"
 
 
-def table_row(label: str, scores: Mapping[str, Mapping[str, float]], *, detail: str, digits: int = 3) -> str:
-    """One report row: macro nDCG@10, the macro of each category, then each dataset's overall / `detail`."""
+def table_row(label: str, scores: Mapping[str, Mapping[str, float]], *, details: Sequence[str],
+              digits: int = 3) -> str:
+    """One report row: macro nDCG@10, the macro of each category, then each dataset's overall / each of
+    `details` (categories)."""
     macro = sum(s["all"] for s in scores.values()) / len(scores)
     cats = [sum(s[c] for s in scores.values() if c in s) / sum(1 for s in scores.values() if c in s)
             for c in CATEGORIES]
     return (f"| {label} | {macro:.{digits}f} | " + " | ".join(f"{c:.3f}" for c in cats) + " | "
-            + " | ".join(f"{s['all']:.3f}/{s.get(detail, math.nan):.3f}" for s in scores.values()) + " |")
+            + " | ".join("/".join(f"{s.get(column, math.nan):.3f}" for column in ("all", *details))
+                         for s in scores.values()) + " |")
 
 
 def arguments(description: str) -> argparse.Namespace:
