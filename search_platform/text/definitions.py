@@ -4,8 +4,10 @@ Reference pages define a name where a line starts with it: an option list (`-s, 
 (`track_io_timing (boolean)`), an environment variable (`LOCATE_PATH`), a signature (`pub fn strip_prefix<P>(...)`,
 `shutil.copyfile(src, dst)`). Pages that merely use a name write it inside a sentence. So a document's defined
 names are the words of each line's head (the line up to its first bracket, `=`, `: ` or wide gap) when that head is
-at most MAX_HEAD_WORDS words; a longer head is prose. The `definitions` leg ranks the documents that define one of
-the query's names (benchmarks/reports/definitions.md).
+at most MAX_HEAD_WORDS words; a longer head is prose. A line whose head is nothing but options and their arguments
+(`-m <msg>, --message=<msg>`, `-I[PATTERN], --ignore[=PATTERN]`, `--[no-]verify`) defines every option in it, the
+ones after a bracket too, and `--[no-]name` both `--name` and `--no-name`. The `definitions` leg ranks the documents
+that define one of the query's names (benchmarks/reports/definitions.md).
 """
 
 from __future__ import annotations
@@ -23,18 +25,39 @@ _WORD_EDGES = f",;{_QUOTES}"
 _NAME = re.compile(r"(?:--?)?[A-Za-z_]\w*(?:(?:\.|::|-)\w+)*!?")
 _QUALIFIERS = ("::", ".")
 
+_OPTION = r"--?(?:\[no-?\])?[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*"  # `-rw-r--r--` is a file mode, no option
+_ARGUMENT = r"(?:\[=?[^\]\s]+\]|=\S+|\s(?:<[^>\s]+>|\[[^\]]+\]|[A-Za-z_][\w.-]*))(?:\.\.\.)?"
+_OPTION_LIST = re.compile(rf"{_OPTION}(?:{_ARGUMENT})?(?:,?\s+{_OPTION}(?:{_ARGUMENT})?)*,?")
+_OPTION_LIST_END = re.compile(r"\s{2,}|:\s")  # brackets belong to the arguments here
+_ARGUMENTS = re.compile(r"<[^>]*>|\[=[^\]]*\]|=\S+")
+_OPTION_NAME = re.compile(r"(?<![\w\[\]-])(--?)(\[no-?\])?([A-Za-z][\w-]*)")
+
 
 def defined_names(text: str) -> list[str]:
     """The names the text defines: every name-shaped word of a short line head, lowercase, sorted, each once."""
     names: set[str] = set()
     for raw_line in text.split("\n"):
         line = _LEADING_MARKS.sub("", raw_line)
+        names.update(name for name in _listed_options(line) if len(name) <= MAX_NAME_CHARS)
         match = _HEAD_END.search(line)
         words = [word.strip(_WORD_EDGES) for word in line[: match.start() if match else len(line)].split()]
         if len(words) > MAX_HEAD_WORDS:
             continue
         names.update(word.lower() for word in words if _NAME.fullmatch(word) and len(word) <= MAX_NAME_CHARS)
     return sorted(names)
+
+
+def _listed_options(line: str) -> list[str]:
+    """Every option of a line whose head lists options and their arguments only; none for any other line."""
+    head = _OPTION_LIST_END.split(line, maxsplit=1)[0]
+    if not _OPTION_LIST.fullmatch(head):
+        return []
+    options: list[str] = []
+    for dashes, negation, name in _OPTION_NAME.findall(_ARGUMENTS.sub(" ", head)):
+        options.append(f"{dashes}{name}".lower())
+        if negation:
+            options.append(f"{dashes}no-{name}".lower())
+    return options
 
 
 def query_names(text: str) -> list[str]:

@@ -21,7 +21,7 @@ from search_platform.text.definitions import MAX_NAME_CHARS
 
 # what an index holds: bump it when the mapping changes or ingestion derives a stored field differently (the
 # `defines` names); an older alias is refused on write until `search-platform reindex` rebuilds it
-MAPPING_VERSION = 3  # 3: document records hold the names they define (`defines`)
+MAPPING_VERSION = 4  # 3: document records hold the names they define (`defines`); 4: option lists define every option
 SIMILARITY = "sp_bm25"
 ENGLISH_ANALYZER = "sp_english"  # standard tokens, possessives, lowercase, English stop words, Porter stems
 IDENTIFIER_ANALYZER = "sp_identifier"  # --options, dotted.names, snake_case kept whole, plus their parts

@@ -63,29 +63,29 @@ class _Recovering(_Indices):
 
 
 def test_a_field_mapping_not_found_yet_is_no_reason_to_refuse():
-    assert reasons({}, dims=768, indices=_Recovering({"sp-chunks-v3": 384})) == []
+    assert reasons({}, dims=768, indices=_Recovering({"sp-chunks-v4": 384})) == []
 
 
 def test_a_current_alias_of_the_same_dimension_needs_nothing():
-    assert reasons({"sp-chunks-v3": 768}, dims=768) == []
-    assert reasons({"sp-chunks-v3-r20261204101500123": 768}, dims=768) == []
+    assert reasons({"sp-chunks-v4": 768}, dims=768) == []
+    assert reasons({"sp-chunks-v4-r20261204101500123": 768}, dims=768) == []
 
 
 def test_vectors_of_another_dimension_name_the_index_and_both_dimensions():
-    assert reasons({"sp-chunks-v3": 384}, dims=768) == [
-        "sp-chunks holds vectors of another embedding model (sp-chunks-v3: 384 dimensions; the current model makes "
+    assert reasons({"sp-chunks-v4": 384}, dims=768) == [
+        "sp-chunks holds vectors of another embedding model (sp-chunks-v4: 384 dimensions; the current model makes "
         "768)"]
 
 
 def test_an_older_mapping_version_and_another_dimension_are_both_reported():
     assert reasons({"sp-chunks-v1": 384}, dims=768) == [
-        "sp-chunks points at sp-chunks-v1, not at mapping version 3 (sp-chunks-v3)",
+        "sp-chunks points at sp-chunks-v1, not at mapping version 4 (sp-chunks-v4)",
         "sp-chunks holds vectors of another embedding model (sp-chunks-v1: 384 dimensions; the current model makes "
         "768)"]
 
 
 def test_versioned_name():
-    assert versioned_index_name("sp-chunks") == "sp-chunks-v3"
+    assert versioned_index_name("sp-chunks") == "sp-chunks-v4"
 
 
 def test_embedding_field_uses_settings():

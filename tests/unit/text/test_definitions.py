@@ -11,7 +11,7 @@ from search_platform.text.definitions import MAX_HEAD_WORDS, defined_names, quer
     ("text", "names"),
     [
         ("-s\n--squeeze-blank\n     Suppress repeated adjacent blank lines.", ["--squeeze-blank", "-s"]),
-        ("       -a, --all\n              do not ignore entries starting with .", ["--all", "-a"]),
+        ("       -q, --quiet-mode\n              print nothing but errors", ["--quiet-mode", "-q"]),
         ("--compress-program=PROG\n     Compress any temporary files.", ["--compress-program"]),
         ("\u2018-print0\u2019\n     True; print the full file name.", ["-print0"]),
         ("track_io_timing (boolean)\n\nEnables timing of database I/O calls.", ["track_io_timing"]),
@@ -20,12 +20,42 @@ from search_platform.text.definitions import MAX_HEAD_WORDS, defined_names, quer
          ["fn", "pub", "strip_prefix"]),
         ("shutil.copyfile(src, dst, *, follow_symlinks=True)", ["shutil.copyfile"]),
         ("matches!\nReturns whether the expression matches the pattern.", ["matches!"]),
-        ("-b    number nonempty output lines", ["-b"]),  # term and description on one line, a wide gap between
+        ("-z    end every record with a zero byte", ["-z"]),  # term and description on one line, a wide gap between
     ],
 )
 def test_a_line_that_starts_with_a_name_defines_it(text, names):
     assert [name for name in defined_names(text) if name in names] == names
     assert set(names) <= set(defined_names(text))
+
+
+@pytest.mark.parametrize(
+    ("line", "names"),
+    [
+        ("-m <text>, --memo=<text>", ["--memo", "-m"]),  # the head would end at the first bracket
+        ("  -I[GLOB], --skip[=GLOB]", ["--skip", "-i"]),
+        ("-o <file>, --out-file <file>    where to write", ["--out-file", "-o"]),
+        ("--[no-]keep-going", ["--keep-going", "--no-keep-going"]),
+        ("-[no-]wrap: lines are folded", ["-no-wrap", "-wrap"]),
+        ("-x, -y, --both-ways", ["--both-ways", "-x", "-y"]),
+        ("-c COUNT, --count=COUNT...", ["--count", "-c", "count"]),  # `COUNT` is a name-shaped head word too
+    ],
+)
+def test_a_line_that_lists_options_and_their_arguments_defines_every_option(line, names):
+    assert defined_names(line) == names
+
+
+@pytest.mark.parametrize(
+    ("line", "names"),
+    [
+        ("--trim-slashes option turns this on.", []),
+        ("-H, -L, or -P is given.", []),
+        ("-rw-r--r--  1 alice  94K Aug 23 notes.txt", []),  # a file mode, not an option
+        ("--memo (-m) was given", ["--memo"]),  # only the head before the bracket, as for any line
+        ("-exec test {} -nt stamp \\; -and", ["-exec", "test"]),
+    ],
+)
+def test_a_line_that_starts_with_an_option_but_goes_on_in_words_defines_only_its_short_head(line, names):
+    assert defined_names(line) == names
 
 
 def test_a_sentence_that_uses_a_name_defines_nothing():
