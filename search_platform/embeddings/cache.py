@@ -8,6 +8,7 @@ and write it at once).
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import sqlite3
 from collections.abc import Sequence
@@ -33,8 +34,13 @@ class VectorStore:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, timeout=30.0, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
+        # Switching a new file to WAL needs an exclusive lock that SQLite refuses at once (no busy wait) when
+        # another process holds a shared one, so workers starting together set it up one at a time.
+        with path.with_name(f"{path.name}.init-lock").open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if self._db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
 
     def get_many(self, keys: Sequence[str]) -> dict[str, list[float]]:
         """The stored vectors of the keys that have one."""

@@ -1,3 +1,7 @@
+import multiprocessing
+import sqlite3
+from pathlib import Path
+
 import pytest
 
 from search_platform.embeddings.cache import CachingEmbedder, VectorStore
@@ -34,3 +38,25 @@ def test_another_model_never_reads_these_vectors(tmp_path):
     other = CachingEmbedder(FakeEmbedder(dims=8), store, fingerprint="model-b")
     one.embed_documents(["text"])
     assert store.get_many([other._key("text")]) == {}
+
+
+def _open_and_write(path: str, barrier, key: str) -> str:
+    barrier.wait()
+    try:
+        VectorStore(Path(path)).put_many({key: [1.0, 2.0]})
+    except sqlite3.Error as error:
+        return repr(error)
+    return "ok"
+
+
+def test_workers_opening_a_new_store_at_the_same_moment_all_succeed(tmp_path):
+    processes, files = 6, 20
+    context = multiprocessing.get_context("fork")
+    with context.Manager() as manager, context.Pool(processes) as pool:
+        barrier = manager.Barrier(processes)
+        for n in range(files):
+            path = str(tmp_path / f"new-{n}.sqlite3")
+            outcomes = pool.starmap(_open_and_write, [(path, barrier, f"k{p}") for p in range(processes)])
+            assert outcomes == ["ok"] * processes, outcomes
+            keys = [f"k{p}" for p in range(processes)]
+            assert set(VectorStore(Path(path)).get_many(keys)) == set(keys)
