@@ -21,6 +21,7 @@ MAX_NAME_CHARS = 255  # a keyword longer than this is not kept by the index (ign
 _HEAD_END = re.compile(r"[(<=\[{]|\s{2,}|:\s|$")
 _QUOTES = "\u2018\u2019'\"`"  # the curly quotes GNU info writes around a name, and the plain ones
 _LEADING_MARKS = re.compile(rf"^[\s{_QUOTES}\u2022*\u00b7>]+")  # indentation, quotes, bullets
+_DEFINITION_LABEL = re.compile(r"^-- [A-Z][A-Za-z ]{0,30}: ")  # Texinfo's ` -- Variable: NAME`, ` -- Action: -print0`
 _WORD_EDGES = f",;{_QUOTES}"
 _NAME = re.compile(r"(?:--?)?[A-Za-z_]\w*(?:(?:\.|::|-)\w+)*!?")
 _QUALIFIERS = ("::", ".")
@@ -37,7 +38,7 @@ def defined_names(text: str) -> list[str]:
     """The names the text defines: every name-shaped word of a short line head, lowercase, sorted, each once."""
     names: set[str] = set()
     for raw_line in text.split("\n"):
-        line = _LEADING_MARKS.sub("", raw_line)
+        line = _DEFINITION_LABEL.sub("", _LEADING_MARKS.sub("", raw_line))
         names.update(name for name in _listed_options(line) if len(name) <= MAX_NAME_CHARS)
         match = _HEAD_END.search(line)
         words = [word.strip(_WORD_EDGES) for word in line[: match.start() if match else len(line)].split()]
@@ -62,12 +63,13 @@ def _listed_options(line: str) -> list[str]:
 
 def query_names(text: str) -> list[str]:
     """The names a query asks for: every word written as a name (not a plain lowercase word: `--follow`,
-    `LOCATE_PATH`, `Rc::downgrade`, `Vec`), lowercase, each once; a qualified name also gives its last part,
-    which is how the page of its owner defines it (`strip_prefix` on the page of `Path`)."""
+    `LOCATE_PATH`, `Rc::downgrade`, `Vec`) or given a value (`status` in `status=progress`, an operand a page
+    defines as `status=LEVEL`), lowercase, each once; a qualified name also gives its last part, which is how the
+    page of its owner defines it (`strip_prefix` on the page of `Path`)."""
     names: list[str] = []
     for match in _NAME.finditer(text):
         word = match.group()
-        if word.isalpha() and word.islower():
+        if word.isalpha() and word.islower() and not text.startswith("=", match.end()):
             continue
         name = word.lower()
         names.append(name)

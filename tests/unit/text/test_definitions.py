@@ -21,6 +21,9 @@ from search_platform.text.definitions import MAX_HEAD_WORDS, defined_names, quer
         ("shutil.copyfile(src, dst, *, follow_symlinks=True)", ["shutil.copyfile"]),
         ("matches!\nReturns whether the expression matches the pattern.", ["matches!"]),
         ("-z    end every record with a zero byte", ["-z"]),  # term and description on one line, a wide gap between
+        (" -- Action: -print0\n     True; print the full file name.", ["-print0"]),  # Texinfo's definition label
+        (" -- Variable: LOCATE_PATH\n     Colon-separated list of databases.", ["locate_path"]),
+        ("count=N\n     copy only N input blocks", ["count"]),  # an operand and its value
     ],
 )
 def test_a_line_that_starts_with_a_name_defines_it(text, names):
@@ -58,6 +61,10 @@ def test_a_line_that_starts_with_an_option_but_goes_on_in_words_defines_only_its
     assert defined_names(line) == names
 
 
+def test_a_definition_label_is_not_itself_a_name():
+    assert defined_names(" -- Function: char * gettext (const char * MSGID)") == ["char", "gettext"]
+
+
 def test_a_sentence_that_uses_a_name_defines_nothing():
     prose = ("When given just the --delete (-d) option, tr removes any input characters.\n"
              "   The --squeeze-repeats option may also be used when translating.")
@@ -89,6 +96,8 @@ def test_names_are_lowercase_sorted_and_distinct():
         ("I want to copy a directory", []),  # one letter is no name
         ("copy a directory tree", []),  # plain lowercase words are not names
         ("matches! macro", ["matches!"]),
+        ("count=8 blocks", ["count"]),  # a word given a value names an operand
+        ("copy until count = 8", []),  # a comparison in words is not
     ],
 )
 def test_query_names_are_the_words_written_as_names(query, names):
