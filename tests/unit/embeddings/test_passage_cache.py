@@ -1,6 +1,5 @@
-import multiprocessing
-import sqlite3
-from pathlib import Path
+import subprocess
+import sys
 
 import pytest
 
@@ -40,7 +39,13 @@ def test_another_model_never_reads_these_vectors(tmp_path):
     assert store.get_many([other._key("text")]) == {}
 
 
-def _open_and_write(path: str, barrier, key: str) -> str:
+# Run in a fresh interpreter: forking the test process itself, whose other tests left threads behind, can deadlock.
+OPEN_AT_ONCE = """
+import multiprocessing, sqlite3, sys
+from pathlib import Path
+from search_platform.embeddings.cache import VectorStore
+
+def open_and_write(path, barrier, key):
     barrier.wait()
     try:
         VectorStore(Path(path)).put_many({key: [1.0, 2.0]})
@@ -48,15 +53,22 @@ def _open_and_write(path: str, barrier, key: str) -> str:
         return repr(error)
     return "ok"
 
+directory, processes, files = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+context = multiprocessing.get_context("fork")
+with context.Manager() as manager, context.Pool(processes) as pool:
+    barrier = manager.Barrier(processes)
+    for n in range(files):
+        path = str(directory / f"new-{n}.sqlite3")
+        for outcome in pool.starmap(open_and_write, [(path, barrier, f"k{p}") for p in range(processes)]):
+            print(outcome)
+"""
+
 
 def test_workers_opening_a_new_store_at_the_same_moment_all_succeed(tmp_path):
     processes, files = 6, 20
-    context = multiprocessing.get_context("fork")
-    with context.Manager() as manager, context.Pool(processes) as pool:
-        barrier = manager.Barrier(processes)
-        for n in range(files):
-            path = str(tmp_path / f"new-{n}.sqlite3")
-            outcomes = pool.starmap(_open_and_write, [(path, barrier, f"k{p}") for p in range(processes)])
-            assert outcomes == ["ok"] * processes, outcomes
-            keys = [f"k{p}" for p in range(processes)]
-            assert set(VectorStore(Path(path)).get_many(keys)) == set(keys)
+    run = subprocess.run([sys.executable, "-c", OPEN_AT_ONCE, str(tmp_path), str(processes), str(files)],
+                         capture_output=True, text=True, timeout=120, check=True)
+    assert run.stdout.splitlines() == ["ok"] * processes * files, run.stdout
+    keys = [f"k{p}" for p in range(processes)]
+    for n in range(files):
+        assert set(VectorStore(tmp_path / f"new-{n}.sqlite3").get_many(keys)) == set(keys)
