@@ -49,12 +49,13 @@ ONLY_LEAD = {Leg.BM25: 0.0, Leg.BM25_PASSAGE: 0.0, Leg.DENSE: 0.0, Leg.DENSE_LEA
 SWEPT_WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0)
 
 
-def systems(session: PlatformSession) -> dict[str, PlatformSystem]:
-    """The five document lists and the default hybrid, each through the platform's search service."""
+def systems(session: PlatformSession, retrieval: Mapping[str, Any] | None = None) -> dict[str, PlatformSystem]:
+    """The five document lists and the default hybrid, each through the platform's search service; `retrieval`
+    overrides query-time settings of the five lists."""
 
     def system(mode: SearchMode, lexical_unit: str = "document", **params: Any) -> PlatformSystem:
-        return PlatformSystem(mode, session.service_with({"lexical_unit": lexical_unit}), session.index,
-                              session.loop, documents=DEPTH, params=params)
+        return PlatformSystem(mode, session.service_with({**(retrieval or {}), "lexical_unit": lexical_unit}),
+                              session.index, session.loop, documents=DEPTH, params=params)
 
     return {
         "doc": system(SearchMode.BM25),

@@ -192,6 +192,13 @@ class RetrievalSettings(BaseModel):
     phrase_boost: Annotated[float, Field(ge=0)] = 3.0
     chunk_phrase_field: str = "text.exact"  # the phrase clause's field on chunks
     document_phrase_field: str = "body.exact"  # the phrase clause's field on document records
+    # one more clause for the query's options and operands given a value (`-xdev`, `--follow=name`,
+    # `status=progress`) on an identifier-aware field, which keeps `-executable` whole where the English field
+    # stems it to "execut"; as one more field (1): gnu-info exact_match 0.964 -> 0.979, no other set moved, 0.5 to
+    # 3 within 0.0003 (benchmarks/reports/option-clause.md); 0 turns it off
+    option_boost: Annotated[float, Field(ge=0)] = 1.0
+    chunk_option_field: str = "text.ident"  # the option clause's field on chunks
+    document_option_field: str = "body.ident"  # the option clause's field on document records
     # a query of at most this many words is an identifier lookup: its plain words also match identifier parts in
     # `tech` (a bare `copyfile` finds `shutil.copyfile`); 0: never (benchmarks/tech_field.py measures it)
     tech_lookup_max_words: Annotated[int, Field(ge=0)] = 2

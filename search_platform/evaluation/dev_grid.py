@@ -1,5 +1,5 @@
 """The sweep `search-platform tune` runs on the dev sets: the single legs for reference, then one family per
-decision (lexical unit, BM25 fields, phrase clause, lead-passage list, definitions list, RRF constant and depth,
+decision (lexical unit, BM25 fields, phrase clause, option clause, lead-passage list, definitions list, RRF constant and depth,
 leg weights, other fusion methods), each varied around the current defaults."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ CANDIDATE_KS = (100, 200)
 LEG_WEIGHTS = ((1.5, 1.0), (2.0, 1.0), (3.0, 1.0), (1.0, 1.5))  # (bm25, dense)
 CONVEX_ALPHAS = (0.3, 0.5)
 PHRASE_BOOSTS = (0.0, 1.0, 3.0)  # the hyphenated-identifier phrase clause: off, as one more field, the default
+OPTION_BOOSTS = (0.0, 1.0, 3.0)  # the query's options on the identifier-aware field: off, as one more field, strong
 LEAD_WEIGHTS = (0.0, 0.25, 0.5, 1.0)  # the lead-passage dense list's weight on the semantic route (0: off)
 DEFINITIONS_WEIGHTS = (0.0, 0.25, 0.5, 1.0)  # the definitions list's weight on every route (0: off)
 CHUNK_FIELD_SETS: dict[str, dict[str, float]] = {
@@ -91,6 +92,8 @@ def default_grid(settings: RetrievalSettings) -> list[SweepConfig]:
              for name, fields in CHUNK_FIELD_SETS.items()]
     grid += [SweepConfig("phrase", f"phrase boost {boost:g}", retrieval={"phrase_boost": boost})
              for boost in PHRASE_BOOSTS if boost != settings.phrase_boost]
+    grid += [SweepConfig("option", f"option boost {boost:g}", retrieval={"option_boost": boost})
+             for boost in OPTION_BOOSTS if boost != settings.option_boost]
     grid += [SweepConfig("document fields", f"document fields {name}", retrieval={"document_fields": fields})
              for name, fields in DOCUMENT_FIELD_SETS.items()]
     grid += [SweepConfig("lead", name, params={"fusion": "routed"}, retrieval={"route_weights": table})

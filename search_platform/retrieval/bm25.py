@@ -15,7 +15,7 @@ from search_platform.config import RetrievalSettings
 from search_platform.domain.models import GroupBy, Leg, RankedList
 from search_platform.retrieval.base import LegRequest, ranked_list_from_response
 from search_platform.text.definitions import query_names
-from search_platform.text.tokenizer import identifier_phrases, technical_query
+from search_platform.text.tokenizer import identifier_phrases, query_options, technical_query
 
 
 class BM25Retriever:
@@ -50,6 +50,9 @@ class BM25Retriever:
             phrases=identifier_phrases(request.text),
             phrase_field=self._settings.document_phrase_field if documents else self._settings.chunk_phrase_field,
             phrase_boost=self._settings.phrase_boost,
+            options=query_options(request.text),
+            option_field=self._settings.document_option_field if documents else self._settings.chunk_option_field,
+            option_boost=self._settings.option_boost,
         )
         started = time.perf_counter()
         async with async_translated_errors():

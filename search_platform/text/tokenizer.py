@@ -33,6 +33,10 @@ _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)", re.ASCII | re.IGNORECASE)
 _SAME_LINE_GAP = re.compile(r"[ \t]+")
 _TERM = re.compile(r"[a-z0-9_]{2,255}", re.ASCII)
 _PLAIN_WORD = re.compile(r"\w+", re.ASCII)
+# a command-line option or an operand given a value, as a word of its own: -xdev, --follow=name, status=progress;
+# a one-letter option (-s, -f) means something else to every command, so it marks no page
+_OPTION = re.compile(r"(?<![^\s\"'`(\[])(?:--?[A-Za-z][\w-]+(?:=[\w-]+)?|[A-Za-z][\w-]*=[\w-]+)"
+                     r"(?![^\s\"'`)\],;:?!])", re.ASCII)
 
 _NOT_PRODUCT_WORDS = """
 a about above after against an and any are around as at before below between but by chapter during each fig figure
@@ -81,6 +85,14 @@ def identifier_phrases(text: str) -> list[str]:
         if raw.isascii() and _QUALIFIER.search(raw) is None and len(raw.lstrip("-").split("-")) > 1:
             phrases.append(raw)
     return list(dict.fromkeys(phrases))
+
+
+def query_options(text: str) -> list[str]:
+    """The query's command-line options of more than one letter and operands given a value (`-executable`,
+    `--follow=name`, `status=progress`), each once, as written. An analyzer that keeps the dashes finds the page
+    that writes the option itself, where the English field reduces `-executable` to the stem of "execution" and
+    `--follow=name` to two common words."""
+    return list(dict.fromkeys(_OPTION.findall(text)))
 
 
 def technical_index_text(text: str) -> str:

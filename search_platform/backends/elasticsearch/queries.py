@@ -46,16 +46,22 @@ def bm25_body(
     phrases: Sequence[str] = (),
     phrase_field: str = "",
     phrase_boost: float = 0.0,
+    options: Sequence[str] = (),
+    option_field: str = "",
+    option_boost: float = 0.0,
 ) -> dict[str, Any]:
     """BM25 over the records of one kind: a match clause per field with its boost (scores add up), plus the
     technical-terms field when the query has technical terms and tech_boost > 0 (0 turns the field off), plus a
-    phrase clause on phrase_field for each of the query's identifier phrases when phrase_boost > 0.
+    phrase clause on phrase_field for each of the query's identifier phrases when phrase_boost > 0, plus one match
+    of the query's options on option_field when there are any and option_boost > 0.
     Candidates come back lean: id, score and the doc_values fields, no _source."""
     should: list[dict[str, Any]] = [_match(field, query, boost) for field, boost in fields.items() if boost > 0]
     if tech_query and tech_boost > 0:
         should.append({"match": {"tech": {"query": tech_query, "boost": tech_boost}}})
     if phrase_field and phrase_boost > 0:
         should.extend({"match_phrase": {phrase_field: {"query": phrase, "boost": phrase_boost}}} for phrase in phrases)
+    if options and option_field and option_boost > 0:
+        should.append({"match": {option_field: {"query": " ".join(options), "boost": option_boost}}})
     return {
         "size": candidate_k,
         "track_total_hits": False,

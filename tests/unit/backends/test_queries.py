@@ -1,5 +1,7 @@
 from datetime import UTC, datetime, timedelta, timezone
 
+import pytest
+
 from search_platform.backends.elasticsearch.filters import filter_clauses
 from search_platform.backends.elasticsearch.mappings import RecordKind
 from search_platform.backends.elasticsearch.queries import (
@@ -71,6 +73,24 @@ def test_bm25_body_with_phrase_boost_zero_has_no_phrase_clause():
                      candidate_k=20, filters=[], tech_boost=1.0, phrases=["--max-unchanged-stats"],
                      phrase_field="text.exact", phrase_boost=0.0)
     assert body["query"]["bool"]["should"] == [{"match": {"text": {"query": "--max-unchanged-stats"}}}]
+
+
+
+def test_bm25_body_matches_the_options_once_on_the_option_field():
+    body = bm25_body("find -xdev -print0", fields={"body": 1.0}, kind=RecordKind.DOCUMENT, tech_query="",
+                     candidate_k=20, filters=[], tech_boost=1.0, options=["-xdev", "-print0"],
+                     option_field="body.ident", option_boost=2.0)
+    assert body["query"]["bool"]["should"] == [
+        {"match": {"body": {"query": "find -xdev -print0"}}},
+        {"match": {"body.ident": {"query": "-xdev -print0", "boost": 2.0}}},
+    ]
+
+
+@pytest.mark.parametrize(("options", "boost"), [([], 2.0), (["-xdev"], 0.0)])
+def test_bm25_body_without_options_or_with_option_boost_zero_has_no_option_clause(options, boost):
+    body = bm25_body("-xdev", fields={"text": 1.0}, kind=RecordKind.CHUNK, tech_query="", candidate_k=20,
+                     filters=[], tech_boost=1.0, options=options, option_field="text.ident", option_boost=boost)
+    assert body["query"]["bool"]["should"] == [{"match": {"text": {"query": "-xdev"}}}]
 
 
 HIGHLIGHT = {

@@ -59,6 +59,12 @@ def test_default_grid_varies_the_phrase_clause_around_the_default():
     assert boosts == [0.0, 1.0]
 
 
+def test_default_grid_varies_the_option_clause_around_the_default():
+    boosts = [config.retrieval["option_boost"] for config in default_grid(RetrievalSettings(option_boost=1.0))
+              if config.family == "option"]
+    assert boosts == [0.0, 3.0]
+
+
 def test_default_grid_varies_the_lead_list_around_the_default():
     tables = {config.label: config.retrieval["route_weights"] for config in default_grid(RetrievalSettings())
               if config.family == "lead"}

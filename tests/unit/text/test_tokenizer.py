@@ -11,6 +11,7 @@ import pytest
 from search_platform.text.tokenizer import (
     MAX_TERM_CHARS,
     identifier_phrases,
+    query_options,
     technical_index_text,
     technical_query,
     technical_terms,
@@ -145,3 +146,17 @@ def test_plain_words_keep_only_valid_terms() -> None:
 ])
 def test_identifier_phrases_are_the_compound_identifiers_once_each(text: str, expected: list[str]) -> None:
     assert identifier_phrases(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("-executable", ["-executable"]),
+    ("find -xdev -print0 and -xdev again", ["-xdev", "-print0"]),
+    ("tail --follow=name", ["--follow=name"]),
+    ("dd status=progress", ["status=progress"]),
+    ('what do "-xdev" and (--one-file-system) do?', ["-xdev", "--one-file-system"]),
+    ("non-blocking sockets, x-y and a -1 offset", []),
+    ("sed -s and time -f, but -la", ["-la"]),
+    ("os.path.join or Vec::retain or --foo.bar", []),
+])
+def test_query_options_are_the_options_and_operands_given_a_value_once_each(text: str, expected: list[str]) -> None:
+    assert query_options(text) == expected
