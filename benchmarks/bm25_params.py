@@ -23,24 +23,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from definitions import list_weights, systems
+from definitions import dataset_sessions, rerecorded, rerecorded_main, settings_hybrid, systems
 from elasticsearch import Elasticsearch
-from lexical_lists import (
-    DEPTH,
-    arguments,
-    cached_runs,
-    command_line,
-    publish,
-    score,
-    single,
-    table_row,
-    weighted_rrf,
-)
+from lexical_lists import score, single, table_row
 
 from search_platform.backends.elasticsearch.client import build_admin_client
 from search_platform.backends.elasticsearch.mappings import SIMILARITY
-from search_platform.config import ArmWeights, Settings, load_settings
-from search_platform.evaluation.session import load_eval_dataset, platform_session
+from search_platform.config import Settings
 
 # b from little to nearly full length normalisation at the default k1, then k1 either side at the default b
 GRID = ((1.2, 0.3), (1.2, 0.5), (1.2, 0.75), (1.2, 0.9), (0.9, 0.75), (1.5, 0.75))
@@ -78,29 +67,18 @@ def collect(datasets: Sequence[Path], corpus: Path | None, settings: Settings,
     ones from `dense_runs`."""
     client = build_admin_client(settings.elasticsearch)
     out: dict[str, Any] = {}
-    for path in datasets:
-        dataset = load_eval_dataset(path, corpus if path.is_file() else None)[0]
-        assert dataset.corpus is not None
-        recorded = dense_runs[dataset.name]
-        with platform_session(settings, dataset.corpus, query_cache=True) as session:
-            lists = {name: system for name, system in systems(session).items() if name in LEXICAL_LISTS}
-            for k1, b in GRID:
-                with similarity(client, session.index, k1=k1, b=b):
-                    out.setdefault(f"k1={k1:g} b={b:g}", {})[dataset.name] = [
-                        {**record, "lists": {**record["lists"], **{
-                            name: [hit.doc_id for hit in system.search(query.text, top_k=DEPTH) if hit.score > 0]
-                            for name, system in lists.items()}}}
-                        for query, record in zip(dataset.queries, recorded, strict=True)]
-                print(f"{dataset.name} k1={k1:g} b={b:g}", flush=True)
+    for dataset, session in dataset_sessions(datasets, corpus, settings):
+        lists = {name: system for name, system in systems(session).items() if name in LEXICAL_LISTS}
+        for k1, b in GRID:
+            with similarity(client, session.index, k1=k1, b=b):
+                out.setdefault(f"k1={k1:g} b={b:g}", {})[dataset.name] = rerecorded(
+                    dataset, dense_runs[dataset.name], lists)
+            print(f"{dataset.name} k1={k1:g} b={b:g}", flush=True)
     return out
 
 
 def report(runs: Mapping[str, Any], settings: Settings, command: str) -> str:
-    table: Mapping[Any, ArmWeights] = settings.retrieval.route_weights
-
-    def hybrid(lists: Mapping[str, Sequence[str]], route: str) -> list[str]:
-        return weighted_rrf(lists, list_weights(table[route], table[route].definitions), k=settings.retrieval.rrf_k)
-
+    hybrid = settings_hybrid(settings)
     names = list(next(iter(runs.values())))
     es = settings.elasticsearch
     lines = ["# BM25 parameters for whole pages and passages (nDCG@10)", "", f"Command: `{command}`  ",
@@ -116,16 +94,5 @@ def report(runs: Mapping[str, Any], settings: Settings, command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
-    args = arguments(__doc__.split("\n\n")[0])
-    if args.runs is None or not args.runs.exists():
-        raise SystemExit("--runs: the rankings file of benchmarks/definitions.py for the same datasets")
-    settings = load_settings()
-    dense_runs = cached_runs(args.runs, dict)
-    out = args.runs.with_name(f"{args.runs.stem}-bm25-params.json")
-    runs = cached_runs(out, lambda: collect(args.dataset, args.corpus, settings, dense_runs))
-    publish(report(runs, settings, command_line("bm25_params.py", args)), args.out)
-
-
 if __name__ == "__main__":
-    main()
+    rerecorded_main("bm25_params.py", __doc__.split("\n\n")[0], collect, report)

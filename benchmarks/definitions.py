@@ -19,7 +19,7 @@ service answered; "offline, definitions at the default weight" should be close t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from lexical_lists import (
 
 from search_platform.config import DEFINITIONS_WEIGHT, ArmWeights, Settings, load_settings
 from search_platform.domain.models import Leg, SearchMode
+from search_platform.evaluation.datasets import EvalDataset
 from search_platform.evaluation.platform import PlatformSystem
 from search_platform.evaluation.session import PlatformSession, load_eval_dataset, platform_session
 from search_platform.retrieval.routing import classify_query
@@ -67,22 +68,41 @@ def systems(session: PlatformSession, retrieval: Mapping[str, Any] | None = None
     }
 
 
-def collect(datasets: Sequence[Path], corpus: Path | None, settings: Settings) -> dict[str, Any]:
-    """Every query's rankings, with its category, route and judgments, per dataset. A list fused from one weighed
-    leg also holds the other legs' documents at score 0 (a query that writes no name has only those): they are
-    left out, so the lead and definitions lists hold only what their leg found."""
-    out: dict[str, Any] = {}
+def dataset_sessions(datasets: Sequence[Path], corpus: Path | None,
+                     settings: Settings) -> Iterator[tuple[EvalDataset, PlatformSession]]:
+    """Each dataset with a search session over its evaluation index (the corpus ingested once, through Celery)."""
     for path in datasets:
         dataset = load_eval_dataset(path, corpus if path.is_file() else None)[0]
         assert dataset.corpus is not None
         with platform_session(settings, dataset.corpus, query_cache=True) as session:
-            lists = systems(session)
-            out[dataset.name] = [
-                {"category": query.category, "route": classify_query(query.text).value,
-                 "relevance": dict(query.relevance),
-                 "lists": {name: [hit.doc_id for hit in system.search(query.text, top_k=DEPTH) if hit.score > 0]
-                           for name, system in lists.items()}}
-                for query in dataset.queries]
+            yield dataset, session
+
+
+def ranking(system: PlatformSystem, text: str) -> list[str]:
+    """The documents the system found for text, best first, to DEPTH; a document at score 0 (in a list fused from
+    one weighed leg, the other legs' documents) is left out, so each list holds only what its leg found."""
+    return [hit.doc_id for hit in system.search(text, top_k=DEPTH) if hit.score > 0]
+
+
+def rerecorded(dataset: EvalDataset, recorded: Sequence[Mapping[str, Any]], lists: Mapping[str, PlatformSystem],
+               only: Callable[[str], bool] = lambda _: True) -> list[dict[str, Any]]:
+    """The recorded rankings of dataset's queries with `lists` recorded anew, for the queries `only` accepts."""
+    return [{**record, "lists": {**record["lists"], **{name: ranking(system, query.text)
+                                                       for name, system in lists.items()}}}
+            if only(query.text) else dict(record)
+            for query, record in zip(dataset.queries, recorded, strict=True)]
+
+
+def collect(datasets: Sequence[Path], corpus: Path | None, settings: Settings) -> dict[str, Any]:
+    """Every query's rankings, with its category, route and judgments, per dataset."""
+    out: dict[str, Any] = {}
+    for dataset, session in dataset_sessions(datasets, corpus, settings):
+        lists = systems(session)
+        out[dataset.name] = [
+            {"category": query.category, "route": classify_query(query.text).value,
+             "relevance": dict(query.relevance),
+             "lists": {name: ranking(system, query.text) for name, system in lists.items()}}
+            for query in dataset.queries]
         print(f"{dataset.name}: {len(dataset.queries)} queries", flush=True)
     return out
 
@@ -91,6 +111,12 @@ def list_weights(arm: ArmWeights, definitions: float) -> dict[str, float]:
     """A route's weights as list weights (bm25 weighs both lexical lists), the definitions list at `definitions`."""
     return {"doc": arm.bm25, "passage": arm.bm25, "dense": arm.dense, "lead": arm.dense_lead,
             "definitions": definitions}
+
+
+def settings_hybrid(settings: Settings) -> Ranker:
+    """The routed weighted RRF of the settings over the five lists, each route's definitions list at its weight."""
+    table = settings.retrieval.route_weights
+    return routed(table, {route: arm.definitions for route, arm in table.items()}, settings.retrieval.rrf_k)
 
 
 def routed(table: Mapping[Any, ArmWeights], definitions: Mapping[str, float], k: int) -> Ranker:
@@ -126,6 +152,23 @@ def report(runs: Mapping[str, Any], settings: Settings, command: str) -> str:
     for label, ranker in configurations(settings).items():
         lines.append(table_row(label, score(runs, ranker), details=("exact_match", "mixed"), digits=4))
     return "\n".join(lines) + "\n"
+
+
+Rerecord = Callable[[Sequence[Path], Path | None, Settings, Mapping[str, Any]], dict[str, Any]]
+Report = Callable[[Mapping[str, Any], Settings, str], str]
+
+
+def rerecorded_main(script: str, description: str, rerecord: Rerecord, report: Report) -> None:
+    """The command line of a benchmark that re-records some of the lists of this script's rankings (`--runs`)
+    under other settings: the re-recorded rankings are kept beside them (`<runs>-<script>.json`) and reused."""
+    args = arguments(description)
+    if args.runs is None or not args.runs.exists():
+        raise SystemExit("--runs: the rankings file of benchmarks/definitions.py for the same datasets")
+    settings = load_settings()
+    recorded = cached_runs(args.runs, dict)
+    out = args.runs.with_name(f"{args.runs.stem}-{Path(script).stem.replace('_', '-')}.json")
+    runs = cached_runs(out, lambda: rerecord(args.dataset, args.corpus, settings, recorded))
+    publish(report(runs, settings, command_line(script, args)), args.out)
 
 
 def main() -> None:

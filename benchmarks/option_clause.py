@@ -22,11 +22,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from definitions import list_weights, systems
-from lexical_lists import DEPTH, arguments, cached_runs, command_line, publish, score, table_row, weighted_rrf
+from definitions import dataset_sessions, rerecorded, rerecorded_main, settings_hybrid, systems
+from lexical_lists import score, table_row
 
-from search_platform.config import ArmWeights, Settings, load_settings
-from search_platform.evaluation.session import load_eval_dataset, platform_session
+from search_platform.config import Settings
 from search_platform.text.tokenizer import query_options
 
 BOOSTS = (0.0, 0.5, 1.0, 2.0, 3.0)
@@ -38,30 +37,19 @@ def collect(datasets: Sequence[Path], corpus: Path | None, settings: Settings,
     """Per boost label, every query's five lists: the lexical ones of queries with options recorded at that boost,
     everything else as recorded in `recorded_runs`."""
     out: dict[str, Any] = {}
-    for path in datasets:
-        dataset = load_eval_dataset(path, corpus if path.is_file() else None)[0]
-        assert dataset.corpus is not None
-        recorded = recorded_runs[dataset.name]
-        with platform_session(settings, dataset.corpus, query_cache=True) as session:
-            for boost in BOOSTS:
-                lists = {name: system for name, system in systems(session, {"option_boost": boost}).items()
-                         if name in LEXICAL_LISTS}
-                out.setdefault(f"option boost {boost:g}", {})[dataset.name] = [
-                    {**record, "lists": {**record["lists"], **{
-                        name: [hit.doc_id for hit in system.search(query.text, top_k=DEPTH) if hit.score > 0]
-                        for name, system in lists.items()}}} if query_options(query.text) else record
-                    for query, record in zip(dataset.queries, recorded, strict=True)]
-            print(f"{dataset.name}: {sum(1 for q in dataset.queries if query_options(q.text))} queries with options",
-                  flush=True)
+    for dataset, session in dataset_sessions(datasets, corpus, settings):
+        for boost in BOOSTS:
+            lists = {name: system for name, system in systems(session, {"option_boost": boost}).items()
+                     if name in LEXICAL_LISTS}
+            out.setdefault(f"option boost {boost:g}", {})[dataset.name] = rerecorded(
+                dataset, recorded_runs[dataset.name], lists, only=lambda text: bool(query_options(text)))
+        print(f"{dataset.name}: {sum(1 for q in dataset.queries if query_options(q.text))} queries with options",
+              flush=True)
     return out
 
 
 def report(runs: Mapping[str, Any], settings: Settings, command: str) -> str:
-    table: Mapping[Any, ArmWeights] = settings.retrieval.route_weights
-
-    def hybrid(lists: Mapping[str, Sequence[str]], route: str) -> list[str]:
-        return weighted_rrf(lists, list_weights(table[route], table[route].definitions), k=settings.retrieval.rrf_k)
-
+    hybrid = settings_hybrid(settings)
     names = list(next(iter(runs.values())))
     retrieval = settings.retrieval
     lines = ["# The option clause: the query's options on the identifier-aware field (nDCG@10)", "",
@@ -79,16 +67,5 @@ def report(runs: Mapping[str, Any], settings: Settings, command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
-    args = arguments(__doc__.split("\n\n")[0])
-    if args.runs is None or not args.runs.exists():
-        raise SystemExit("--runs: the rankings file of benchmarks/definitions.py for the same datasets")
-    settings = load_settings()
-    recorded_runs = cached_runs(args.runs, dict)
-    out = args.runs.with_name(f"{args.runs.stem}-option-clause.json")
-    runs = cached_runs(out, lambda: collect(args.dataset, args.corpus, settings, recorded_runs))
-    publish(report(runs, settings, command_line("option_clause.py", args)), args.out)
-
-
 if __name__ == "__main__":
-    main()
+    rerecorded_main("option_clause.py", __doc__.split("\n\n")[0], collect, report)

@@ -1,6 +1,6 @@
 """The sweep `search-platform tune` runs on the dev sets: the single legs for reference, then one family per
-decision (lexical unit, BM25 fields, phrase clause, option clause, lead-passage list, definitions list, RRF constant and depth,
-leg weights, other fusion methods), each varied around the current defaults."""
+decision (lexical unit, BM25 fields, phrase clause, option clause, lead-passage list, definitions list, RRF constant
+and depth, leg weights, other fusion methods), each varied around the current defaults."""
 
 from __future__ import annotations
 
