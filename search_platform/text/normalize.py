@@ -5,13 +5,20 @@ from __future__ import annotations
 import re
 import unicodedata
 
+# text captured from a terminal: ANSI escape sequences (colours, bold) and overstrike, the way man(1) and nroff
+# mark bold (`X\bX`) and underline (`_\bX`); without this, dropping the control characters leaves `--ffoorrccee`
+_ANSI_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+_OVERSTRIKE = re.compile(r"[^\n\x08]\x08")
 _INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200d\u2060\ufeff]")
 _LINE_BREAK = re.compile(r"\r\n?|[\u2028\u2029\x85]")
 _SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 
 
 def normalize_text(text: str) -> str:
-    """NFC-normalise, unify line breaks to \\n, drop control and zero-width characters, make odd spaces plain."""
+    """Resolve terminal formatting (ANSI escapes, overstrike), NFC-normalise, unify line breaks to \\n, drop control
+    and zero-width characters, make odd spaces plain."""
+    if "\x1b" in text or "\x08" in text:
+        text = _OVERSTRIKE.sub("", _ANSI_ESCAPE.sub("", text))
     text = _LINE_BREAK.sub("\n", unicodedata.normalize("NFC", text))
     return _SPACES.sub(" ", _INVISIBLE.sub("", text))
 

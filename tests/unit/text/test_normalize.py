@@ -1,0 +1,22 @@
+"""Text clean-up before parsing: terminal formatting, Unicode forms, control characters and odd spaces."""
+
+from __future__ import annotations
+
+import pytest
+
+from search_platform.text.normalize import normalize_text
+
+
+@pytest.mark.parametrize(("raw", "clean"), [
+    # overstrike: bold repeats a character over a backspace, underline puts `_` under it
+    ("-\b--\b-d\bdr\bry\by-\b-r\bru\bun\bn  preview only", "--dry-run  preview only"),
+    ("_\bf_\bi_\bl_\be name", "file name"),
+    ("_\b_private", "_private"),
+    # ANSI colour and bold, and a two-character escape
+    ("\x1b[1;31mWARNING\x1b[0m disk \x1b[4mfull\x1b[24m\x1bM", "WARNING disk full"),
+    # nothing to resolve: control and zero-width characters dropped, odd spaces plain
+    ("tab\tkept\u200b, bell\x07 dropped,\u00a0nbsp", "tab\tkept, bell dropped, nbsp"),
+    ("a lone backspace\b at the start of a line:\n\bx", "a lone backspac at the start of a line:\nx"),
+])
+def test_terminal_formatting_is_resolved_before_control_characters_go(raw: str, clean: str) -> None:
+    assert normalize_text(raw) == clean
