@@ -12,15 +12,18 @@ _OVERSTRIKE = re.compile(r"[^\n\x08]\x08")
 _INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200d\u2060\ufeff]")
 _LINE_BREAK = re.compile(r"\r\n?|[\u2028\u2029\x85]")
 _SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+# typesetters print the ASCII hyphen-minus of options and numbers as a hyphen or minus sign (groff's UTF-8 output
+# writes `-f` as U+2010 and f on some systems); readers type `-`, so the text says `-` too
+_ASCII_HYPHENS = str.maketrans(dict.fromkeys("\u2010\u2011\u2212", "-"))
 
 
 def normalize_text(text: str) -> str:
     """Resolve terminal formatting (ANSI escapes, overstrike), NFC-normalise, unify line breaks to \\n, drop control
-    and zero-width characters, make odd spaces plain."""
+    and zero-width characters, make odd spaces plain and typographic hyphens and minus signs ASCII."""
     if "\x1b" in text or "\x08" in text:
         text = _OVERSTRIKE.sub("", _ANSI_ESCAPE.sub("", text))
     text = _LINE_BREAK.sub("\n", unicodedata.normalize("NFC", text))
-    return _SPACES.sub(" ", _INVISIBLE.sub("", text))
+    return _SPACES.sub(" ", _INVISIBLE.sub("", text)).translate(_ASCII_HYPHENS)
 
 
 def collapse_whitespace(text: str) -> str:

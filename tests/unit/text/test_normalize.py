@@ -16,6 +16,8 @@ from search_platform.text.normalize import normalize_text
     ("\x1b[1;31mWARNING\x1b[0m disk \x1b[4mfull\x1b[24m\x1bM", "WARNING disk full"),
     # nothing to resolve: control and zero-width characters dropped, odd spaces plain
     ("tab\tkept\u200b, bell\x07 dropped,\u00a0nbsp", "tab\tkept, bell dropped, nbsp"),
+    # typographic hyphens and minus signs are the hyphen-minus readers type; dashes stay
+    ("\u2010\u2010force or \u2011n, \u22121 \u2013 not \u2014 these", "--force or -n, -1 \u2013 not \u2014 these"),
     ("a lone backspace\b at the start of a line:\n\bx", "a lone backspac at the start of a line:\nx"),
 ])
 def test_terminal_formatting_is_resolved_before_control_characters_go(raw: str, clean: str) -> None:
