@@ -113,10 +113,12 @@ def list_weights(arm: ArmWeights, definitions: float) -> dict[str, float]:
             "definitions": definitions}
 
 
-def settings_hybrid(settings: Settings) -> Ranker:
-    """The routed weighted RRF of the settings over the five lists, each route's definitions list at its weight."""
+def settings_hybrid(settings: Settings, k: int | None = None) -> Ranker:
+    """The routed weighted RRF of the settings over the five lists, each route's definitions list at its weight,
+    with RRF constant k (the settings' by default)."""
     table = settings.retrieval.route_weights
-    return routed(table, {route: arm.definitions for route, arm in table.items()}, settings.retrieval.rrf_k)
+    return routed(table, {route: arm.definitions for route, arm in table.items()},
+                  settings.retrieval.rrf_k if k is None else k)
 
 
 def routed(table: Mapping[Any, ArmWeights], definitions: Mapping[str, float], k: int) -> Ranker:

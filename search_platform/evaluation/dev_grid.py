@@ -10,7 +10,7 @@ from search_platform.evaluation.macro_tuning import SweepConfig, weights
 
 BASELINE = "default"
 LEXICAL_UNITS = ("chunk", "document", "both")
-RRF_KS = (10, 20, 60)
+RRF_KS = (5, 10, 20, 60)
 CANDIDATE_KS = (100, 200)
 LEG_WEIGHTS = ((1.5, 1.0), (2.0, 1.0), (3.0, 1.0), (1.0, 1.5))  # (bm25, dense)
 CONVEX_ALPHAS = (0.3, 0.5)

@@ -34,7 +34,7 @@ def test_the_table_lists_every_setting_once():
 
 def test_defaults_choices_and_comments_come_from_the_code():
     table = hook.table()
-    assert "| `SP_RETRIEVAL__RRF_K` | int, ≥ 1 | `10` |" in table
+    assert "| `SP_RETRIEVAL__RRF_K` | int, ≥ 1 | `5` |" in table
     assert "| `SP_ENVIRONMENT` | dev \\| test \\| prod | `dev` |" in table
     assert "HMAC key for stored key hashes" in table  # the comment beside auth.pepper
     assert "| `SP_ELASTICSEARCH__PASSWORD` | secret | *(empty)* |" in table
