@@ -60,7 +60,7 @@ def test_the_explanation_names_the_route_of_a_routed_search():
     request = service().resolve(SearchParams(query="json.JSONDecodeError", fusion="routed", explain=True))
     explanation = to_explanation(hit(), request)
     assert (explanation.fusion, explanation.route) == ("routed", "lexical")
-    assert explanation.params == {"rrf_k": 10, "weights": {"bm25": 1.0, "dense": 0.25}}
+    assert explanation.params == {"rrf_k": 5, "weights": {"bm25": 1.0, "dense": 0.25}}
 
 
 def test_the_explanation_weighs_the_passage_list_like_bm25_when_it_ran():
