@@ -173,12 +173,13 @@ def rerecorded_main(script: str, description: str, rerecord: Rerecord, report: R
     publish(report(runs, settings, command_line(script, args)), args.out)
 
 
-def main() -> None:
-    args = arguments(__doc__.split("\n\n")[0])
+def recorded_main(script: str, description: str, report: Report) -> None:
+    """The command line of a benchmark on this script's rankings (`--runs`: read if it exists, else recorded)."""
+    args = arguments(description)
     settings = load_settings()
     runs = cached_runs(args.runs, lambda: collect(args.dataset, args.corpus, settings))
-    publish(report(runs, settings, command_line("definitions.py", args)), args.out)
+    publish(report(runs, settings, command_line(script, args)), args.out)
 
 
 if __name__ == "__main__":
-    main()
+    recorded_main("definitions.py", __doc__.split("\n\n")[0], report)

@@ -18,20 +18,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from definitions import collect, settings_hybrid
+from definitions import recorded_main, settings_hybrid
 from lexical_lists import (
     CATEGORIES,
     Ranker,
-    arguments,
-    cached_runs,
-    command_line,
     ndcg_at_10,
-    publish,
     score,
     table_row,
 )
 
-from search_platform.config import Settings, load_settings
+from search_platform.config import Settings
 from search_platform.evaluation.bootstrap import paired_bootstrap
 
 KS = (2, 3, 4, 5, 6, 7, 8, 10, 15, 20, 60)
@@ -63,7 +59,4 @@ def report(runs: Mapping[str, Any], settings: Settings, command: str) -> str:
 
 
 if __name__ == "__main__":
-    args = arguments(__doc__.split("\n\n")[0])
-    settings = load_settings()
-    runs = cached_runs(args.runs, lambda: collect(args.dataset, args.corpus, settings))
-    publish(report(runs, settings, command_line("rrf_k.py", args)), args.out)
+    recorded_main("rrf_k.py", __doc__.split("\n\n")[0], report)

@@ -75,7 +75,6 @@ def test_bm25_body_with_phrase_boost_zero_has_no_phrase_clause():
     assert body["query"]["bool"]["should"] == [{"match": {"text": {"query": "--max-unchanged-stats"}}}]
 
 
-
 def test_bm25_body_matches_the_options_once_on_the_option_field():
     body = bm25_body("find -xdev -print0", fields={"body": 1.0}, kind=RecordKind.DOCUMENT, tech_query="",
                      candidate_k=20, filters=[], tech_boost=1.0, options=["-xdev", "-print0"],
