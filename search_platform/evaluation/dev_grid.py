@@ -17,7 +17,7 @@ CONVEX_ALPHAS = (0.3, 0.5)
 PHRASE_BOOSTS = (0.0, 1.0, 3.0)  # the hyphenated-identifier phrase clause: off, as one more field, the default
 OPTION_BOOSTS = (0.0, 1.0, 3.0)  # the query's options on the identifier-aware field: off, as one more field, strong
 LEAD_WEIGHTS = (0.0, 0.25, 0.5, 1.0)  # the lead-passage dense list's weight on the semantic route (0: off)
-DEFINITIONS_WEIGHTS = (0.0, 0.25, 0.5, 1.0)  # the definitions list's weight on every route (0: off)
+DEFINITIONS_WEIGHTS = (0.0, 0.25, 0.5, 1.0)  # the definitions list's weight, every route or lexical (0: off)
 CHUNK_FIELD_SETS: dict[str, dict[str, float]] = {
     "english": {"text": 1.0, "title": 0.5},
     "english+exact": {"text": 1.0, "text.exact": 0.5, "title": 0.5},
@@ -58,12 +58,16 @@ def route_tables(settings: RetrievalSettings) -> dict[str, dict[str, dict[str, f
 
 def definitions_tables(settings: RetrievalSettings) -> dict[str, dict[str, dict[str, float]]]:
     """The route table of the settings with the definitions list at each of DEFINITIONS_WEIGHTS on every route
-    (but the current one when every route already has it)."""
+    (but the current one when every route already has it), and on the lexical route alone (but its current one)."""
     current = _current_table(settings)
     weighed = {arm["definitions"] for arm in current.values()}
-    return {f"definitions {weight:g} on every route": {route: {**arm, "definitions": weight}
-                                                       for route, arm in current.items()}
-            for weight in DEFINITIONS_WEIGHTS if weighed != {weight}}
+    tables = {f"definitions {weight:g} on every route": {route: {**arm, "definitions": weight}
+                                                         for route, arm in current.items()}
+              for weight in DEFINITIONS_WEIGHTS if weighed != {weight}}
+    lexical = current["lexical"]
+    tables.update({f"definitions lexical {weight:g}": {**current, "lexical": {**lexical, "definitions": weight}}
+                   for weight in DEFINITIONS_WEIGHTS if weight != lexical["definitions"]})
+    return tables
 
 
 def lead_tables(settings: RetrievalSettings) -> dict[str, dict[str, dict[str, float]]]:

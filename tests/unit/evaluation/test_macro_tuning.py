@@ -71,16 +71,18 @@ def test_default_grid_varies_the_lead_list_around_the_default():
     assert {label: table["semantic"]["dense_lead"] for label, table in tables.items()} == {
         "lead semantic 0": 0.0, "lead semantic 0.25": 0.25, "lead semantic 1": 1.0, "lead 0.5 on every route": 0.5}
     assert tables["lead 0.5 on every route"]["lexical"] == {"bm25": 1.0, "dense": 0.25, "dense_lead": 0.5,
-                                                            "definitions": 0.25}
+                                                            "definitions": 0.5}
     assert tables["lead semantic 0"]["lexical"]["dense_lead"] == 0.0
 
 
-def test_default_grid_varies_the_definitions_list_on_every_route_around_the_default():
+def test_default_grid_varies_the_definitions_list_on_every_route_and_on_the_lexical_one():
     tables = {config.label: config.retrieval["route_weights"] for config in default_grid(RetrievalSettings())
               if config.family == "definitions"}
     assert {label: {route: arm["definitions"] for route, arm in table.items()} for label, table in tables.items()} == {
-        f"definitions {weight:g} on every route": dict.fromkeys(("lexical", "semantic", "mixed"), weight)
-        for weight in (0.0, 0.5, 1.0)}
+        **{f"definitions {weight:g} on every route": dict.fromkeys(("lexical", "semantic", "mixed"), weight)
+           for weight in (0.0, 0.25, 0.5, 1.0)},
+        **{f"definitions lexical {weight:g}": {"lexical": weight, "semantic": 0.25, "mixed": 0.25}
+           for weight in (0.0, 0.25, 1.0)}}
     assert tables["definitions 0 on every route"]["semantic"] == {"bm25": 0.3, "dense": 1.0, "dense_lead": 0.5,
                                                                   "definitions": 0.0}
 
@@ -89,6 +91,6 @@ def test_the_routed_variants_keep_the_opt_in_lists_of_the_defaults():
     tables = {config.label: config.retrieval["route_weights"] for config in default_grid(RetrievalSettings())
               if config.family == "routed"}
     assert tables["routed lexical 1/0.25 semantic 1/1"] == {
-        "lexical": {"bm25": 1.0, "dense": 0.25, "dense_lead": 0.0, "definitions": 0.25},
+        "lexical": {"bm25": 1.0, "dense": 0.25, "dense_lead": 0.0, "definitions": 0.5},
         "semantic": {"bm25": 1.0, "dense": 1.0, "dense_lead": 0.5, "definitions": 0.25},
         "mixed": {"bm25": 1.0, "dense": 1.0, "dense_lead": 0.0, "definitions": 0.25}}

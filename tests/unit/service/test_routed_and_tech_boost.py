@@ -17,7 +17,7 @@ def service() -> SearchService:
     ("query", "route", "weights"),
     [
         ("json.JSONDecodeError", Route.LEXICAL, {Leg.BM25: 1.0, Leg.DENSE: 0.25, Leg.DENSE_LEAD: 0.0,
-                                                         Leg.DEFINITIONS: 0.25}),
+                                                         Leg.DEFINITIONS: 0.5}),
         ("create a folder with any missing parents", Route.SEMANTIC,
          {Leg.BM25: 0.3, Leg.DENSE: 1.0, Leg.DENSE_LEAD: 0.5, Leg.DEFINITIONS: 0.25}),
         ("flatten a list of lists with itertools.chain", Route.MIXED,
@@ -66,7 +66,7 @@ def test_the_explanation_names_the_route_of_a_routed_search():
 def test_the_explanation_weighs_the_passage_list_like_bm25_when_it_ran():
     request = service().resolve(SearchParams(query="json.JSONDecodeError", explain=True, group_by=GroupBy.DOCUMENT))
     assert to_explanation(hit(), request).params["weights"] == {"bm25": 1.0, "bm25_passage": 1.0, "dense": 0.25,
-                                                                "definitions": 0.25}
+                                                                "definitions": 0.5}
 
 
 def test_the_explanation_has_no_route_otherwise():

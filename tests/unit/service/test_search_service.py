@@ -22,7 +22,7 @@ def test_defaults_fill_every_k():
                                     candidate_k=50, rrf_k=30, filters=Filters(), window=100, fusion="routed",
                                     route=Route.LEXICAL,
                                     weights={Leg.BM25: 1.0, Leg.DENSE: 0.25, Leg.DENSE_LEAD: 0.0,
-                                             Leg.DEFINITIONS: 0.25},
+                                             Leg.DEFINITIONS: 0.5},
                                     legs=(Leg.BM25, Leg.DENSE))
 
 
@@ -53,10 +53,11 @@ def test_the_lead_passage_list_runs_for_documents_when_it_weighs_more_than_zero(
 
 
 def test_the_definitions_list_runs_for_documents_when_the_query_writes_a_name_on_any_route():
-    for query in ("--squeeze-blank", "how do I make a LOCATE_PATH database", "what does Rc::downgrade return"):
+    for query, weight in (("--squeeze-blank", 0.5), ("how do I make a LOCATE_PATH database", 0.25),
+                          ("what does Rc::downgrade return", 0.25)):
         request = service().resolve(SearchParams(query=query, group_by=GroupBy.DOCUMENT))
         assert request.legs[-1] is Leg.DEFINITIONS
-        assert request.fusion_params().weight(Leg.DEFINITIONS) == 0.25
+        assert request.fusion_params().weight(Leg.DEFINITIONS) == weight
     assert Leg.DEFINITIONS not in service().resolve(SearchParams(query="how do I copy a directory tree",
                                                                  group_by=GroupBy.DOCUMENT)).legs
     assert Leg.DEFINITIONS not in service().resolve(SearchParams(query="--squeeze-blank")).legs  # chunk results
