@@ -129,7 +129,7 @@ def routed(table: Mapping[Any, ArmWeights], definitions: Mapping[str, float], k:
 def configurations(settings: Settings) -> dict[str, Ranker]:
     table = settings.retrieval.route_weights
     k = settings.retrieval.rrf_k
-    defaults = {route: arm.definitions for route, arm in table.items()}
+    defaults: dict[str, float] = {route: arm.definitions for route, arm in table.items()}
     configs: dict[str, Ranker] = {"platform hybrid, as recorded": single("hybrid"),
                                   "offline, definitions at the default weights": routed(table, defaults, k)}
     configs.update({f"{name} alone": single(name) for name in LIST_NAMES})
