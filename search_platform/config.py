@@ -261,7 +261,10 @@ class IngestionSettings(BaseModel):
     worker_concurrency: Annotated[int, Field(ge=1)] = 1
     bulk_mode_min_documents: Annotated[int, Field(ge=0)] = 1000  # jobs this big load with refresh off; 0: never
     bulk_mode_zero_replicas: bool = False  # bulk mode also drops replicas (restored, then re-copied, afterwards)
-    max_chunks_per_document: Annotated[int, Field(ge=1)] = 1000  # a document with more fails alone, with a reason
+    # a document with more fails alone, with a reason. At the default chunk size 1 MB of the dev corpora's text
+    # makes 1,600-2,100 chunks, so a reference manual of up to about 4 MB fits. Kept under Elasticsearch's
+    # 10,000-hit window, through which a document's records are read.
+    max_chunks_per_document: Annotated[int, Field(ge=1, le=9998)] = 9000
     max_batch_bytes: Annotated[int, Field(ge=1)] = 200_000  # a batch also ends before its content passes this
     # a batch running longer is stopped and fails (resumable); 0 (default): none. Off by default: billiard's hard
     # limit replaces the pool child, which must load the model again, and on a loaded machine that alone can take

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated
@@ -65,6 +65,16 @@ def _seed_system(corpus: Sequence[Document], settings: Settings, embedder: Embed
     return SeedStack.from_documents(list(corpus), chunker=chunker, embedder=embedder)
 
 
+def refused_detail(not_indexed: Mapping[str, str], *, shown: int = 3) -> str:
+    """What a report says of corpus documents ingestion refused (no mode can find them); nothing when none."""
+    if not not_indexed:
+        return ""
+    reasons = "; ".join(f"{doc_id}: {reason}" for doc_id, reason in list(not_indexed.items())[:shown])
+    more = f"; and {len(not_indexed) - shown} more" if len(not_indexed) > shown else ""
+    count = len(not_indexed)
+    return f"; {count} document{'' if count == 1 else 's'} not indexed ({reasons}{more})"
+
+
 def run_eval(settings: Settings, options: EvalOptions) -> tuple[EvaluationReport, list[Path]]:
     """Ingest (once per corpus), evaluate the requested modes and peer, write JSON/Markdown/PNG reports."""
     started = time.perf_counter()
@@ -74,7 +84,8 @@ def run_eval(settings: Settings, options: EvalOptions) -> tuple[EvaluationReport
     # uncached: every mode pays for its own query encoding, so latencies compare fairly
     with platform_session(settings, corpus, query_cache=False) as session:
         stages.append(Stage("platform index", time.perf_counter() - started,
-                            f"{'reused' if session.index_reused else 'ingested through Celery'}: {session.index}"))
+                            f"{'reused' if session.index_reused else 'ingested through Celery'}: {session.index}"
+                            + refused_detail(session.not_indexed)))
         systems: list[RetrievalSystem] = [PlatformSystem(mode, session.service, session.index, session.loop)
                                           for mode in options.modes]
         if options.peer == "seed":

@@ -32,6 +32,7 @@ class EvaluationSetupError(SearchPlatformError):
 # what shapes an index's contents and scores; connection settings (URLs, users, timeouts) do not
 INDEX_SHAPING_SETTINGS: set[str] = {
     "number_of_shards", "bm25_k1", "bm25_b", "vector_index_type", "hnsw_m", "hnsw_ef_construction"}
+CORPUS_LIMIT_SETTINGS: set[str] = {"max_document_bytes", "max_chunks_per_document"}
 
 
 def corpus_fingerprint(corpus: Sequence[Document], settings: Settings, *, encoder: str = "",
@@ -45,8 +46,9 @@ def corpus_fingerprint(corpus: Sequence[Document], settings: Settings, *, encode
     index = settings.elasticsearch.model_dump(include=INDEX_SHAPING_SETTINGS)
     mapping = index_body(settings.elasticsearch, dims=0)  # analyzers and fields
     # the version too: it also changes when ingestion derives a field differently (`defines`) in the same mapping
+    limits = settings.ingestion.model_dump(include=CORPUS_LIMIT_SETTINGS)  # which documents are indexed at all
     shape = {"chunking": settings.chunking.model_dump(), "embedding": embedding, "mapping": mapping, "es": index,
-             "mapping_version": mapping_version}
+             "mapping_version": mapping_version, "limits": limits}
     digest.update(json.dumps(shape, sort_keys=True, default=str).encode())
     for document in sorted(corpus, key=lambda d: d.doc_id):
         digest.update(f"{document.doc_id}\x1f{document.title}\x1f{document.content}\x1e".encode())
@@ -55,10 +57,12 @@ def corpus_fingerprint(corpus: Sequence[Document], settings: Settings, *, encode
 
 @dataclass(frozen=True, slots=True)
 class EvaluationIndex:
-    """The alias an evaluation searches, and whether an earlier run's index was reused (nothing re-embedded)."""
+    """The alias an evaluation searches, whether an earlier run's index was reused (nothing re-embedded), and the
+    corpus documents ingestion refused (doc_id: reason), which no mode can find."""
 
     alias: str
     reused: bool
+    not_indexed: Mapping[str, str] = field(default_factory=dict)
 
 
 def ensure_evaluation_index(
@@ -71,8 +75,9 @@ def ensure_evaluation_index(
     marker = f"sp:eval:{alias}"
     es = build_client(settings.elasticsearch)
     try:
-        if redis.get(marker) == b"done" and es.indices.exists_alias(name=alias):
-            return EvaluationIndex(alias, reused=True)
+        done = redis.get(marker)
+        if done is not None and es.indices.exists_alias(name=alias):
+            return EvaluationIndex(alias, reused=True, not_indexed=_refused(done))
         if not celery.control.ping(timeout=2.0):
             raise EvaluationSetupError("no Celery worker answers: start one with `search-platform up --app`")
         delete_index(es, alias=alias)
@@ -83,11 +88,18 @@ def ensure_evaluation_index(
         if status.state is not JobState.DONE or status.documents_done == 0:
             first_errors = dict(list(status.errors.items())[:5])
             raise EvaluationSetupError(f"ingesting the corpus ended {status.state}: {first_errors}")
-        redis.set(marker, "done")
-        return EvaluationIndex(alias, reused=False)
+        redis.set(marker, json.dumps({"not_indexed": status.errors}))
+        return EvaluationIndex(alias, reused=False, not_indexed=dict(status.errors))
     finally:
         es.close()
         redis.close()
+
+
+def _refused(marker: bytes) -> dict[str, str]:
+    """The refused documents a finished ingestion recorded (none in a marker of before they were recorded)."""
+    if marker == b"done":
+        return {}
+    return {str(doc_id): str(reason) for doc_id, reason in json.loads(marker)["not_indexed"].items()}
 
 
 @dataclass

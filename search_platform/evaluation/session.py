@@ -45,6 +45,7 @@ class PlatformSession:
     settings: Settings | None = None
     es: AsyncElasticsearch | None = None
     index_reused: bool = False  # an earlier run's index for the same corpus, model, chunking and mapping
+    not_indexed: Mapping[str, str] = field(default_factory=dict)  # corpus documents ingestion refused: reason
     _variants: dict[str, SearchService] = field(default_factory=dict)
 
     def service_with(self, retrieval: Mapping[str, Any]) -> SearchService:
@@ -76,7 +77,7 @@ def platform_session(settings: Settings, corpus: Sequence[Document], *, query_ca
             update={"embedding": settings.embedding.model_copy(update={"query_cache_size": 0})})
     try:
         yield PlatformSession(build_search_service(settings, es, embedder), index.alias, loop, embedder, settings, es,
-                              index_reused=index.reused)
+                              index_reused=index.reused, not_indexed=index.not_indexed)
     finally:
         loop.run_until_complete(es.close())
         loop.close()

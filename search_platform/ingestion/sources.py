@@ -9,6 +9,7 @@ from typing import Any
 
 from search_platform.domain.errors import InvalidDocumentError
 from search_platform.domain.models import ContentType
+from search_platform.text.normalize import resolve_terminal_formatting
 
 CONTENT_TYPES: dict[str, ContentType] = {
     ".md": ContentType.MARKDOWN,
@@ -35,7 +36,8 @@ def _is_candidate(path: Path, root: Path) -> bool:
 
 
 def read_directory(root: Path, *, source: str = "") -> DirectoryRead:
-    """Every supported, non-hidden file under root; doc_id is its POSIX path relative to root."""
+    """Every supported, non-hidden file under root; doc_id is its POSIX path relative to root. Terminal formatting
+    in a file (man(1)'s overstrike, ANSI colours) is resolved to its text: the API takes text without controls."""
     if not root.is_dir():
         raise InvalidDocumentError(f"{root}: not a directory")
     documents: list[dict[str, Any]] = []
@@ -52,7 +54,7 @@ def read_directory(root: Path, *, source: str = "") -> DirectoryRead:
             continue
         documents.append({
             "doc_id": doc_id,
-            "content": content,
+            "content": resolve_terminal_formatting(content),  # a file may be captured terminal output
             "content_type": CONTENT_TYPES[path.suffix.lower()].value,
             "source": source or root.name,
         })

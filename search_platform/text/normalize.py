@@ -17,12 +17,18 @@ _SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 _ASCII_HYPHENS = str.maketrans(dict.fromkeys("\u2010\u2011\u2212", "-"))
 
 
+def resolve_terminal_formatting(text: str) -> str:
+    """The text without ANSI escape sequences, overstruck characters written once (a control character that is
+    neither stays)."""
+    if "\x1b" in text or "\x08" in text:
+        return _OVERSTRIKE.sub("", _ANSI_ESCAPE.sub("", text))
+    return text
+
+
 def normalize_text(text: str) -> str:
     """Resolve terminal formatting (ANSI escapes, overstrike), NFC-normalise, unify line breaks to \\n, drop control
     and zero-width characters, make odd spaces plain and typographic hyphens and minus signs ASCII."""
-    if "\x1b" in text or "\x08" in text:
-        text = _OVERSTRIKE.sub("", _ANSI_ESCAPE.sub("", text))
-    text = _LINE_BREAK.sub("\n", unicodedata.normalize("NFC", text))
+    text = _LINE_BREAK.sub("\n", unicodedata.normalize("NFC", resolve_terminal_formatting(text)))
     return _SPACES.sub(" ", _INVISIBLE.sub("", text)).translate(_ASCII_HYPHENS)
 
 

@@ -27,6 +27,7 @@ from search_platform.ingestion.queue import create_celery
 ROOT = Path(__file__).resolve().parents[2]
 # Redis database of the test broker and job store; concurrent test sessions on one machine pick different ones.
 TEST_REDIS_DB = int(os.environ.get("SP_TEST_REDIS_DB", "1"))
+TEST_CHUNK_CAP = 1000  # the chunk cap test feeds a document just over it: small enough to stay under the byte cap
 CLI = str(Path(sys.executable).parent / "search-platform")
 # loading the model on a busy 2-core machine has taken over 4 minutes; SP_TEST_START_TIMEOUT_S raises the bound
 START_TIMEOUT_S = float(os.environ.get("SP_TEST_START_TIMEOUT_S", "300"))
@@ -43,7 +44,9 @@ def settings() -> Settings:
     base = load_settings()
     redis_url = base.redis.url.rsplit("/", 1)[0] + f"/{TEST_REDIS_DB}"
     return load_settings(environment="test", redis={"url": redis_url},
-                         service={"port": _free_port()}, ingestion={"task_backoff_s": 0.5, "task_max_retries": 3})
+                         service={"port": _free_port()},
+                         ingestion={"task_backoff_s": 0.5, "task_max_retries": 3,
+                                    "max_chunks_per_document": TEST_CHUNK_CAP})
 
 
 @pytest.fixture(scope="session")
@@ -62,6 +65,7 @@ def _child_env(settings: Settings) -> dict[str, str]:
         "SP_SERVICE__PORT": str(settings.service.port),
         "SP_INGESTION__TASK_BACKOFF_S": "0.5",
         "SP_INGESTION__TASK_MAX_RETRIES": "3",
+        "SP_INGESTION__MAX_CHUNKS_PER_DOCUMENT": str(TEST_CHUNK_CAP),
         "HF_HUB_OFFLINE": "1",
         "SP_ANALYTICS__LOG_ALIAS": "sp-test-search-logs",  # test traffic stays out of the dev/demo report
     }

@@ -26,6 +26,7 @@ def write_beir(root: Path) -> Path:
     with (root / "corpus.jsonl").open("w") as corpus:
         for doc in DOCUMENTS:
             corpus.write(json.dumps({"_id": doc["doc_id"], "title": doc["title"], "text": doc["content"]}) + "\n")
+        corpus.write(json.dumps({"_id": "binary", "title": "", "text": "abc\u0000def"}) + "\n")  # refused
     with (root / "queries.jsonl").open("w") as queries:
         for qid, text, category, _ in QUERIES:
             queries.write(json.dumps({"_id": qid, "text": text, "metadata": {"category": category}}) + "\n")
@@ -62,4 +63,7 @@ def test_eval_on_beir_directory(services, worker, tmp_path):
     assert set(stages[3:]) == {f"queries: {name}" for name in data["retrievers"]}
     assert [stage.name for stage in again.stages] == stages
     assert again.stages[1].detail.startswith("reused: sp-eval-")  # nothing re-embedded the second time
+    refused = ("; 1 document not indexed (binary: content contains the control or surrogate character U+0000 at "
+               "offset 3)")
+    assert report.stages[1].detail.endswith(refused) and again.stages[1].detail.endswith(refused)
     assert [stage["name"] for stage in data["stages"]] == stages

@@ -1,10 +1,11 @@
-"""The eval command's seed peer keeps its own encoder, whatever the platform's model."""
+"""The eval command's seed peer keeps its own encoder, whatever the platform's model; its report names the documents
+ingestion refused."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from search_platform.cli.evaluate import SEED_MODEL, seed_embedding
+from search_platform.cli.evaluate import SEED_MODEL, refused_detail, seed_embedding
 from search_platform.config import EmbeddingSettings
 
 
@@ -25,3 +26,11 @@ def test_a_platform_already_on_the_seed_model_shares_its_settings():
 def test_a_fake_backend_stays_fake():
     fake = EmbeddingSettings(backend="fake", model="all-mpnet-base-v2")
     assert seed_embedding(fake) is fake
+
+
+def test_the_report_names_the_documents_ingestion_refused():
+    assert refused_detail({}) == ""
+    refused = {f"d{n}": f"reason {n}" for n in range(5)}
+    assert refused_detail(refused, shown=2) == "; 5 documents not indexed (d0: reason 0; d1: reason 1; and 3 more)"
+    assert refused_detail({"gcc": "the document makes 9100 chunks"}) == (
+        "; 1 document not indexed (gcc: the document makes 9100 chunks)")

@@ -183,3 +183,9 @@ def test_missing_paths(tmp_path):
         load_dataset(tmp_path / "nope.json")
     with pytest.raises(DatasetError, match="corpus directory does not exist"):
         load_directory_documents(tmp_path / "nope")
+
+
+def test_beir_text_captured_from_a_terminal_loads_as_its_text(tmp_path):
+    captured = "\x1b[1mNAME\x1b[0m\n  -\x08--\x08-a\x08al\x08ll\x08l  list _\x08a_\x08l_\x08l"
+    root = _beir(tmp_path / "terminal", corpus_extra=json.dumps({"_id": "d3", "title": "ls", "text": captured}))
+    assert load_beir_dir(root).corpus[-1].content == "NAME\n  --all  list all"

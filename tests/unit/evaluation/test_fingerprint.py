@@ -31,6 +31,13 @@ def test_chunking_scoring_and_content_change_it() -> None:
     assert corpus_fingerprint([CORPUS[0]], _settings()) != base
 
 
+def test_the_limits_on_what_is_indexed_change_it() -> None:
+    base = corpus_fingerprint(CORPUS, _settings())
+    assert corpus_fingerprint(CORPUS, _settings(ingestion={"max_chunks_per_document": 10})) != base
+    assert corpus_fingerprint(CORPUS, _settings(ingestion={"max_document_bytes": 10})) != base
+    assert corpus_fingerprint(CORPUS, _settings(ingestion={"documents_per_task": 4})) == base
+
+
 def test_embedding_model_changes_it() -> None:
     base = corpus_fingerprint(CORPUS, _settings())
     assert corpus_fingerprint(CORPUS, _settings(embedding={"model": "all-minilm-l6-v2"})) != base

@@ -30,3 +30,9 @@ def test_json_list_is_read(tmp_path):
     path = tmp_path / "docs.json"
     path.write_text('[{"doc_id": "a", "content": "x"}]')
     assert read_documents(path).documents == [{"doc_id": "a", "content": "x"}]
+
+
+def test_a_file_captured_from_a_terminal_is_read_as_its_text(tmp_path):
+    (tmp_path / "ls.txt").write_text("N\x08NA\x08AM\x08ME\x08E\n  \x1b[4m-a\x1b[24m, --all\n")
+    [document] = read_directory(tmp_path).documents
+    assert document["content"] == "NAME\n  -a, --all\n"
