@@ -2,8 +2,9 @@
 each route its weighted-RRF leg weights).
 
 Lexical signals are what BM25 and the `tech` field match exactly and embeddings blur: technical terms (identifiers,
-dotted names, versions, error codes, long options; see text/tokenizer.py), quoted phrases, and code shapes the
-tokenizer leaves alone (key=value, call(), short options like -k). Natural language is a run of plain words.
+dotted names, versions, error codes, long options; see text/tokenizer.py), the options of the option clause
+(`-mtime`, `--follow=name`: one dash and several letters too), quoted phrases, and code shapes the tokenizer leaves
+alone (key=value, call(), short options like -k). Natural language is a run of plain words.
 A short query with neither is a keyword lookup, so it routes lexical too.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import enum
 import re
 
-from search_platform.text.tokenizer import technical_query
+from search_platform.text.tokenizer import query_options, technical_query
 
 MIN_PROSE_WORDS = 3  # fewer plain words than this is a keyword query, not a sentence
 
@@ -31,8 +32,8 @@ class Route(enum.StrEnum):
 
 
 def has_lexical_signal(text: str) -> bool:
-    """Technical terms, a quoted phrase or a code shape (key=value, call(), -k)."""
-    return bool(technical_query(text) or _QUOTED.search(text) or _CODE_SHAPE.search(text))
+    """Technical terms, an option, a quoted phrase or a code shape (key=value, call(), -k)."""
+    return bool(technical_query(text) or query_options(text) or _QUOTED.search(text) or _CODE_SHAPE.search(text))
 
 
 def prose_words(text: str) -> list[str]:

@@ -47,6 +47,8 @@ def test_natural_language_is_semantic(query):
         'what does "yield from" do in a generator',
         "why is asyncio.run() refusing to start here",
         "upgrade from Python 3.11 to the newest release",
+        "find -mtime files older than 30 days",  # an option of one dash and several letters
+        "test -nt compare modification times of two files",
     ],
 )
 def test_natural_language_with_exact_signals_is_mixed(query):

@@ -1,0 +1,69 @@
+"""Does routing gain when an option of one dash and several letters (`find -mtime ...`, `test -nt ...`) counts as an
+exact signal, as the option clause already reads it?
+
+    .venv/bin/python benchmarks/routing_signals.py \\
+        --dataset datasets/gnu-info --dataset datasets/postgresql-docs --dataset datasets/rust-std \\
+        --dataset datasets/golden/python-docs.json --corpus var/demo-corpus \\
+        --runs var/definitions-runs-v5.json --out benchmarks/reports/routing-signals.md
+
+Reads the five lists benchmarks/definitions.py recorded for every query (their route as the router of the recording
+gave it: there, such an option was no signal) and fuses them offline with the routed weighted RRF of the settings,
+once under the recorded routes and once under today's router (retrieval/routing.py), and counts the queries whose
+route changed, per category. The lists themselves do not depend on the route. Prints measured numbers only.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from definitions import settings_hybrid
+from lexical_lists import CATEGORIES, arguments, cached_runs, command_line, publish, score, table_row
+
+from search_platform.config import load_settings
+from search_platform.evaluation.session import load_eval_dataset
+from search_platform.retrieval.routing import classify_query
+
+
+def rerouted(runs: Mapping[str, Any], texts: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+    """The recorded rankings with each query's route as today's router gives it."""
+    return {name: [{**query, "route": classify_query(text).value}
+                   for query, text in zip(queries, texts[name], strict=True)]
+            for name, queries in runs.items()}
+
+
+def main() -> None:
+    args = arguments(__doc__.split("\n\n")[0])
+    if args.runs is None or not args.runs.exists():
+        raise SystemExit("--runs: the rankings file of benchmarks/definitions.py for the same datasets")
+    settings = load_settings()
+    runs = cached_runs(args.runs, dict)
+    texts: dict[str, list[str]] = {}
+    for path in args.dataset:
+        dataset = load_eval_dataset(path, args.corpus if Path(path).is_file() else None)[0]
+        texts[dataset.name] = [query.text for query in dataset.queries]
+    today = rerouted(runs, texts)
+    fuse = settings_hybrid(settings)
+    names = list(runs)
+    lines = ["# Routing signals: options of one dash as an exact signal (nDCG@10)", "",
+             f"Command: `{command_line('routing_signals.py', args)}`  ",
+             f"Routed weighted RRF of the settings (k={settings.retrieval.rrf_k}); each dataset: all / exact_match / "
+             "conceptual / mixed", "",
+             "| routes | macro | " + " | ".join(f"macro {c}" for c in CATEGORIES) + " | "
+             + " | ".join(f"{n} all/exact/conceptual/mixed" for n in names) + " |",
+             "|---|---|" + "---|" * (len(CATEGORIES) + len(names)),
+             table_row("as recorded", score(runs, fuse), details=CATEGORIES, digits=4),
+             table_row("today's router", score(today, fuse), details=CATEGORIES, digits=4),
+             "", "Queries whose route changed (category: recorded -> today):", ""]
+    for name in names:
+        moves = Counter(f"{old['category']}: {old['route']} -> {new['route']}"
+                        for old, new in zip(runs[name], today[name], strict=True) if old["route"] != new["route"])
+        lines.append(f"- {name}: " + (", ".join(f"{move} ({count})" for move, count in sorted(moves.items()))
+                                      or "none"))
+    publish("\n".join(lines) + "\n", args.out)
+
+
+if __name__ == "__main__":
+    main()
