@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -20,7 +21,7 @@ from search_platform.config import Settings
 from search_platform.domain.errors import SearchPlatformError
 from search_platform.domain.models import Document, GroupBy, SearchMode
 from search_platform.evaluation.runner import RankedDoc
-from search_platform.ingestion.jobs import JobState, JobStore, submit, wait_for
+from search_platform.ingestion.jobs import JobState, JobStatus, JobStore, submit, wait_for
 from search_platform.ingestion.queue import enqueue_batch
 from search_platform.service.search_service import SearchParams, SearchService
 
@@ -33,6 +34,9 @@ class EvaluationSetupError(SearchPlatformError):
 INDEX_SHAPING_SETTINGS: set[str] = {
     "number_of_shards", "bm25_k1", "bm25_b", "vector_index_type", "hnsw_m", "hnsw_ef_construction"}
 CORPUS_LIMIT_SETTINGS: set[str] = {"max_document_bytes", "max_chunks_per_document"}
+WORKER_CHECK_S = 30.0  # how often a running ingestion's worker is pinged
+WORKER_SILENCE_S = 300.0  # no answer for this long: the worker is gone and the evaluation stops
+STALL_S = 3600.0  # no batch settled for this long: stuck (the largest document allowed takes about 40 minutes)
 
 
 def corpus_fingerprint(corpus: Sequence[Document], settings: Settings, *, encoder: str = "",
@@ -65,9 +69,8 @@ class EvaluationIndex:
     not_indexed: Mapping[str, str] = field(default_factory=dict)
 
 
-def ensure_evaluation_index(
-    settings: Settings, corpus: Sequence[Document], celery: Celery, *, encoder: str, timeout_s: float = 7200.0
-) -> EvaluationIndex:
+def ensure_evaluation_index(settings: Settings, corpus: Sequence[Document], celery: Celery, *,
+                            encoder: str) -> EvaluationIndex:
     """Ingest the corpus through the normal Celery pipeline into sp-eval-<fingerprint>, unless already done
     (encoder: the passage fingerprint of the embedder the worker shares with this process)."""
     alias = f"sp-eval-{corpus_fingerprint(corpus, settings, encoder=encoder)}"
@@ -84,7 +87,7 @@ def ensure_evaluation_index(
         store = JobStore(redis, ttl_s=settings.redis.job_ttl_s)
         job_id = submit(store, partial(enqueue_batch, celery), list(corpus), index=alias,
                         per_batch=settings.ingestion.documents_per_task)
-        status = wait_for(store, job_id, timeout_s=timeout_s)
+        status = _wait_while_a_worker_answers(store, job_id, celery)
         if status.state is not JobState.DONE or status.documents_done == 0:
             first_errors = dict(list(status.errors.items())[:5])
             raise EvaluationSetupError(f"ingesting the corpus ended {status.state}: {first_errors}")
@@ -93,6 +96,32 @@ def ensure_evaluation_index(
     finally:
         es.close()
         redis.close()
+
+
+def _wait_while_a_worker_answers(store: JobStore, job_id: str, celery: Celery) -> JobStatus:
+    """The finished job's status. A large corpus takes as long as it takes (hours for tens of thousands of chunks
+    with a large model on a small machine), so there is no deadline; the wait ends when no worker has answered a
+    ping for WORKER_SILENCE_S (a busy worker answers: its main process is not the one encoding), or when no batch
+    has settled for STALL_S."""
+    silent_since: float | None = None
+    status = wait_for(store, job_id, timeout_s=WORKER_CHECK_S)
+    progress, progressed_at = status.batches_done + status.batches_failed, time.monotonic()
+    while not status.finished:
+        if status.batches_done + status.batches_failed != progress:
+            progress, progressed_at = status.batches_done + status.batches_failed, time.monotonic()
+        elif time.monotonic() - progressed_at > STALL_S:
+            raise EvaluationSetupError(f"no ingestion batch has settled for {STALL_S:.0f} s ({status.documents_done} "
+                                       f"of {status.documents_total} documents done); see the worker's log")
+        if celery.control.ping(timeout=5.0):
+            silent_since = None
+        elif silent_since is None:
+            silent_since = time.monotonic()
+        elif time.monotonic() - silent_since > WORKER_SILENCE_S:
+            raise EvaluationSetupError(f"no Celery worker has answered for {WORKER_SILENCE_S:.0f} s while the corpus "
+                                       f"was being ingested ({status.documents_done} of {status.documents_total} "
+                                       "documents done): start one with `search-platform up --app`")
+        status = wait_for(store, job_id, timeout_s=WORKER_CHECK_S)
+    return status
 
 
 def _refused(marker: bytes) -> dict[str, str]:
