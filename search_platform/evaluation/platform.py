@@ -7,7 +7,7 @@ import asyncio
 import hashlib
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -70,9 +70,11 @@ class EvaluationIndex:
 
 
 def ensure_evaluation_index(settings: Settings, corpus: Sequence[Document], celery: Celery, *,
-                            encoder: str) -> EvaluationIndex:
+                            encoder: str, count_chunks: Callable[[Document], int]) -> EvaluationIndex:
     """Ingest the corpus through the normal Celery pipeline into sp-eval-<fingerprint>, unless already done
-    (encoder: the passage fingerprint of the embedder the worker shares with this process)."""
+    (encoder: the passage fingerprint of the embedder the worker shares with this process). The fingerprint is
+    this process's settings, the chunks the worker's: count_chunks (a document's chunks under this process's
+    settings) must add up to what the worker indexed, else the index would be named for chunks it does not hold."""
     alias = f"sp-eval-{corpus_fingerprint(corpus, settings, encoder=encoder)}"
     redis: Redis[bytes] = Redis.from_url(settings.redis.url)
     marker = f"sp:eval:{alias}"
@@ -91,6 +93,13 @@ def ensure_evaluation_index(settings: Settings, corpus: Sequence[Document], cele
         if status.state is not JobState.DONE or status.documents_done == 0:
             first_errors = dict(list(status.errors.items())[:5])
             raise EvaluationSetupError(f"ingesting the corpus ended {status.state}: {first_errors}")
+        expected = sum(count_chunks(document) for document in corpus if document.doc_id not in status.errors)
+        if status.chunks_done != expected:
+            delete_index(es, alias=alias)
+            raise EvaluationSetupError(
+                f"the worker made {status.chunks_done} chunks of the corpus where this process's settings make "
+                f"{expected}: the worker runs with other settings (chunking, model); restart it with the same "
+                "environment (`search-platform down`, then `search-platform up --app`)")
         redis.set(marker, json.dumps({"not_indexed": status.errors}))
         return EvaluationIndex(alias, reused=False, not_indexed=dict(status.errors))
     finally:

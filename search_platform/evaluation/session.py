@@ -21,6 +21,7 @@ from search_platform.embeddings.cache import passage_fingerprint
 from search_platform.embeddings.factory import build_embedder
 from search_platform.evaluation.datasets import EvalDataset, load_dataset
 from search_platform.evaluation.platform import EvaluationSetupError, ensure_evaluation_index
+from search_platform.ingestion.pipeline import chunk_document
 from search_platform.ingestion.queue import create_celery
 from search_platform.service.resources import build_search_service
 from search_platform.service.search_service import SearchService
@@ -69,7 +70,12 @@ def platform_session(settings: Settings, corpus: Sequence[Document], *, query_ca
     """Ingest the corpus (once per corpus) and yield the search service over it; query_cache=False makes every
     search pay for its own query encoding."""
     embedder = build_embedder(settings.embedding)
-    index = ensure_evaluation_index(settings, corpus, create_celery(settings), encoder=passage_fingerprint(embedder))
+
+    def count_chunks(document: Document) -> int:
+        return len(chunk_document(document, chunking=settings.chunking, count_tokens=embedder.count_tokens))
+
+    index = ensure_evaluation_index(settings, corpus, create_celery(settings), encoder=passage_fingerprint(embedder),
+                                    count_chunks=count_chunks)
     loop = asyncio.new_event_loop()
     es = build_async_client(settings.elasticsearch)
     if not query_cache:

@@ -9,6 +9,7 @@ import pytest
 
 from search_platform.cli.evaluate import EvalOptions, run_eval
 from search_platform.domain.models import SearchMode
+from search_platform.evaluation.datasets import load_dataset
 from tests.integration.corpus import DOCUMENTS
 
 pytestmark = pytest.mark.integration
@@ -67,3 +68,24 @@ def test_eval_on_beir_directory(services, worker, tmp_path):
                "offset 3)")
     assert report.stages[1].detail.endswith(refused) and again.stages[1].detail.endswith(refused)
     assert [stage["name"] for stage in data["stages"]] == stages
+
+
+def test_an_index_whose_chunks_the_worker_made_otherwise_is_refused_and_removed(services, worker, tmp_path):
+    """The worker's own settings shape the chunks; an evaluation process counting other chunks (another chunk size in
+    its environment) must not name the index for them."""
+    from search_platform.backends.elasticsearch.client import build_client
+    from search_platform.evaluation.platform import EvaluationSetupError, corpus_fingerprint, ensure_evaluation_index
+    from search_platform.ingestion.queue import create_celery
+
+    corpus = load_dataset(write_beir(tmp_path / "other-chunks")).corpus
+    assert corpus is not None
+    with pytest.raises(EvaluationSetupError, match="the worker runs with other settings"):
+        ensure_evaluation_index(services, corpus, create_celery(services), encoder="other-chunks",
+                                count_chunks=lambda document: 1000)
+    es = build_client(services.elasticsearch)
+    try:
+        alias = f"sp-eval-{corpus_fingerprint(corpus, services, encoder='other-chunks')}"
+        assert not es.indices.exists_alias(name=alias)
+        assert not es.indices.exists(index=f"{alias}-*", allow_no_indices=False)
+    finally:
+        es.close()
