@@ -189,3 +189,14 @@ def test_beir_text_captured_from_a_terminal_loads_as_its_text(tmp_path):
     captured = "\x1b[1mNAME\x1b[0m\n  -\x08--\x08-a\x08al\x08ll\x08l  list _\x08a_\x08l_\x08l"
     root = _beir(tmp_path / "terminal", corpus_extra=json.dumps({"_id": "d3", "title": "ls", "text": captured}))
     assert load_beir_dir(root).corpus[-1].content == "NAME\n  --all  list all"
+
+
+def test_beir_titles_lose_line_breaks_and_tabs_which_no_label_takes(tmp_path):
+    record = {"_id": "d3", "title": "ls(1)\n\tlist  files", "text": "x"}
+    root = _beir(tmp_path / "titles", corpus_extra=json.dumps(record))
+    assert load_beir_dir(root).corpus[-1].title == "ls(1) list files"
+
+
+def test_a_beir_record_with_a_title_and_no_text_is_its_title(tmp_path):
+    root = _beir(tmp_path / "no-text", corpus_extra=json.dumps({"_id": "d3", "title": "Heap sizing", "text": " "}))
+    assert load_beir_dir(root).corpus[-1].content == "Heap sizing"
