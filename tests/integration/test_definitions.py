@@ -87,7 +87,7 @@ def test_a_name_query_over_documents_fuses_the_definitions_list_and_explains_it(
     assert "definitions" in body["leg_took_ms"]
     hits = {hit["doc_id"]: hit for hit in body["hits"]}  # type: ignore[attr-defined]
     explanation = hits["cat-invocation"]["explanation"]
-    assert explanation["params"]["weights"]["definitions"] == 0.25
+    assert explanation["params"]["weights"]["definitions"] == 0.5  # the lexical route: a bare name
     assert explanation["legs"]["definitions"]["rank"] == 1
     assert "definitions" not in hits["blank-lines"]["explanation"]["legs"]
     assert sum(leg["contribution"] for leg in explanation["legs"].values()) == pytest.approx(explanation["score"])
