@@ -23,13 +23,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from lexical_lists import CATEGORIES, publish, table_row
+
 from search_platform.cli.evaluate import EvalOptions, run_eval
 from search_platform.config import Settings, load_settings
 from search_platform.domain.models import SearchMode
 from search_platform.evaluation.runner import EvaluationReport
 from search_platform.ingestion.queue import create_celery
 
-CATEGORIES = ("exact_match", "conceptual", "mixed")
 WORKER_START_S = 600.0
 CLI = str(Path(sys.executable).parent / "search-platform")
 
@@ -73,30 +74,27 @@ def evaluate(size: int, args: argparse.Namespace) -> list[EvaluationReport]:
         worker.wait(timeout=60)
 
 
-def row(size: int, reports: list[EvaluationReport]) -> str:
-    summaries = [report.summaries["hybrid"] for report in reports]
-    macro = sum(s.overall["ndcg_at_10"] for s in summaries) / len(summaries)
-    cells = ["/".join(f"{value:.3f}" for value in (s.overall["ndcg_at_10"],
-                                                     *(s.by_category[c]["ndcg_at_10"] for c in CATEGORIES)))
-             for s in summaries]
-    return f"| {size} | {macro:.4f} | " + " | ".join(cells) + " |"
+def scores(reports: list[EvaluationReport]) -> dict[str, dict[str, float]]:
+    """Default hybrid's nDCG@10 per dataset: overall and per category (what table_row reads)."""
+    return {report.dataset: {"all": report.summaries["hybrid"].overall["ndcg_at_10"],
+                             **{category: values["ndcg_at_10"]
+                                for category, values in report.summaries["hybrid"].by_category.items()}}
+            for report in reports}
 
 
 def main() -> None:
     args = arguments()
     sizes = [int(size) for size in args.sizes.split(",")]
-    results = {size: evaluate(size, args) for size in sizes}
-    names = [report.dataset for report in results[sizes[0]]]
+    results = {size: scores(evaluate(size, args)) for size in sizes}
+    names = list(results[sizes[0]])
     lines = ["# Chunk size (nDCG@10 of default hybrid)", "",
              f"Command: `python benchmarks/chunk_size.py {' '.join(sys.argv[1:])}`  ",
              "Each dataset: all / exact_match / conceptual / mixed", "",
-             "| max_tokens | macro | " + " | ".join(names) + " |",
-             "|---|---|" + "---|" * len(names)]
-    lines += [row(size, reports) for size, reports in results.items()]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out is not None:
-        args.out.write_text(text)
+             "| max_tokens | macro | " + " | ".join(f"macro {c}" for c in CATEGORIES) + " | "
+             + " | ".join(names) + " |",
+             "|---|---|" + "---|" * (len(CATEGORIES) + len(names))]
+    lines += [table_row(str(size), result, details=CATEGORIES, digits=4) for size, result in results.items()]
+    publish("\n".join(lines) + "\n", args.out)
 
 
 if __name__ == "__main__":

@@ -112,12 +112,15 @@ def _wait_while_a_worker_answers(store: JobStore, job_id: str, celery: Celery) -
     with a large model on a small machine), so there is no deadline; the wait ends when no worker has answered a
     ping for WORKER_SILENCE_S (a busy worker answers: its main process is not the one encoding), or when no batch
     has settled for STALL_S."""
+    def settled(status: JobStatus) -> int:
+        return status.batches_done + status.batches_failed
+
     silent_since: float | None = None
     status = wait_for(store, job_id, timeout_s=WORKER_CHECK_S)
-    progress, progressed_at = status.batches_done + status.batches_failed, time.monotonic()
+    progress, progressed_at = settled(status), time.monotonic()
     while not status.finished:
-        if status.batches_done + status.batches_failed != progress:
-            progress, progressed_at = status.batches_done + status.batches_failed, time.monotonic()
+        if settled(status) != progress:
+            progress, progressed_at = settled(status), time.monotonic()
         elif time.monotonic() - progressed_at > STALL_S:
             raise EvaluationSetupError(f"no ingestion batch has settled for {STALL_S:.0f} s ({status.documents_done} "
                                        f"of {status.documents_total} documents done); see the worker's log")
