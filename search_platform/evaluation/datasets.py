@@ -12,7 +12,7 @@ from typing import Any
 from search_platform.domain.errors import InvalidDocumentError, SearchPlatformError
 from search_platform.domain.models import ContentType, Document
 from search_platform.ingestion.sources import read_directory
-from search_platform.text.normalize import collapse_whitespace, resolve_terminal_formatting
+from search_platform.text.normalize import collapse_whitespace, resolve_formatter_output
 
 UNCATEGORIZED = "uncategorized"
 GOLDEN_CATEGORIES = frozenset({"exact_match", "conceptual", "mixed"})
@@ -218,7 +218,7 @@ def _beir_document(obj: Mapping[str, Any], path: str, line: int) -> Document:
     # a title is a label, which takes no control character: a line break or tab in one is only a space; a record
     # with a title and no text (some BEIR corpora have them) is its title, not an empty document
     title = collapse_whitespace(title)
-    content = resolve_terminal_formatting(text) if text.strip() else title
+    content = resolve_formatter_output(text) if text.strip() else title
     return Document(doc_id=doc_id, title=title, content=content, content_type=ContentType.TEXT, source=doc_id)
 
 

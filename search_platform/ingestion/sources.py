@@ -9,7 +9,7 @@ from typing import Any
 
 from search_platform.domain.errors import InvalidDocumentError
 from search_platform.domain.models import ContentType
-from search_platform.text.normalize import resolve_terminal_formatting
+from search_platform.text.normalize import resolve_formatter_output
 
 CONTENT_TYPES: dict[str, ContentType] = {
     ".md": ContentType.MARKDOWN,
@@ -54,7 +54,7 @@ def read_directory(root: Path, *, source: str = "") -> DirectoryRead:
             continue
         documents.append({
             "doc_id": doc_id,
-            "content": resolve_terminal_formatting(content),  # a file may be captured terminal output
+            "content": resolve_formatter_output(content),  # a file may be captured terminal output
             "content_type": CONTENT_TYPES[path.suffix.lower()].value,
             "source": source or root.name,
         })

@@ -13,10 +13,13 @@ that define one of the query's names (benchmarks/reports/definitions.md).
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Sequence
 
 MAX_HEAD_WORDS = 4  # `pub const unsafe fn name` still counts; a sentence does not
 MIN_NAME_CHARS = 2  # a capital `I` or `A` starting a question is no name
 MAX_NAME_CHARS = 255  # a keyword longer than this is not kept by the index (ignore_above)
+MIN_COLUMN_LINES = 2  # lines that start at a column before it counts as one of the text's indentations
 
 _HEAD_END = re.compile(r"[(<=\[{]|\s{2,}|:\s|$")
 _QUOTES = "\u2018\u2019'\"`"  # the curly quotes GNU info writes around a name, and the plain ones
@@ -37,7 +40,8 @@ _OPTION_NAME = re.compile(r"(?<![\w\[\]-])(--?)(\[no-?\])?([A-Za-z][\w-]*)")
 def defined_names(text: str) -> list[str]:
     """The names the text defines: every name-shaped word of a short line head, lowercase, sorted, each once."""
     names: set[str] = set()
-    for raw_line in text.split("\n"):
+    lines = text.split("\n")
+    for raw_line in _with_hanging_gaps_widened(lines):
         line = _DEFINITION_LABEL.sub("", _LEADING_MARKS.sub("", raw_line))
         names.update(name for name in _listed_options(line) if len(name) <= MAX_NAME_CHARS)
         match = _HEAD_END.search(line)
@@ -46,6 +50,41 @@ def defined_names(text: str) -> list[str]:
             continue
         names.update(word.lower() for word in words if _NAME.fullmatch(word) and len(word) <= MAX_NAME_CHARS)
     return sorted(names)
+
+
+def _with_hanging_gaps_widened(lines: list[str]) -> list[str]:
+    """The lines, each term set off from its description by one space widened to two: man(1) prints a term one
+    column narrower than the description's indentation as `--help display this help` (a wider one gets a wide gap,
+    a longer one a line of its own). It is a hanging indent when the next line goes on at the description's column,
+    or when the line is a paragraph by itself and the description starts at a column where other lines of the text
+    start. Only options get the gap (`--help`, `-n NUM`): a sentence, a statement or a table row may start with a
+    name and one space too."""
+    starts = Counter(_indentation(line) for line in lines if line.strip())
+    text_columns = sorted(column for column, count in starts.items() if count >= MIN_COLUMN_LINES)
+    padded = ["", *lines, ""]
+    widened = []
+    for before, line, after in zip(padded, padded[1:], padded[2:], strict=False):
+        # a description goes on at the next line's indentation; a paragraph of one line at the text's
+        columns = [_indentation(after)] if after.strip() else ([] if before.strip() else text_columns)
+        widened.append(_widen_gap_at(line, columns))
+    return widened
+
+
+def _widen_gap_at(line: str, columns: Sequence[int]) -> str:
+    """The line with its one space before the first of the columns widened, when what precedes it is an option
+    list (and the line is not an option list as a whole)."""
+    indent = _indentation(line)
+    if not line.strip() or _listed_options(line.strip()):
+        return line
+    for column in columns:
+        single_space = line[column - 1:column] == " " and line[column - 2] != " " and line[column:column + 1] != " "
+        if indent + 1 < column < len(line) and single_space:
+            return f"{line[:column]} {line[column:]}" if _OPTION_LIST.fullmatch(line[indent:column - 1]) else line
+    return line
+
+
+def _indentation(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
 
 
 def _listed_options(line: str) -> list[str]:

@@ -9,6 +9,14 @@ import unicodedata
 # mark bold (`X\bX`) and underline (`_\bX`); without this, dropping the control characters leaves `--ffoorrccee`
 _ANSI_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _OVERSTRIKE = re.compile(r"[^\n\x08]\x08")
+# a word the formatter hyphenated at the end of a line: groff's UTF-8 output (what man(1) prints) ends the line with
+# U+2010 (an explicit `-` prints as ASCII there), text from PDFs and word processors with a soft hyphen; the rest of
+# the word starts the next line after its indentation, or after one space once a corpus has collapsed its lines
+_FORMATTER_HYPHEN = "\u2010\u00ad"
+_HYPHENATION_BREAK = re.compile(
+    rf"(?P<head>\S*[^\W\d_])[{_FORMATTER_HYPHEN}](?:[ \t]*\r?\n[ \t]*| )(?=(?P<next>[^\W\d_]))")
+_TYPED_HYPHENS = "-\u2010\u2011\u2212"
+_SOFT_HYPHEN = "\u00ad"  # marks where a word may break; elsewhere it only splits the word for the analyzers
 _INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200d\u2060\ufeff]")
 _LINE_BREAK = re.compile(r"\r\n?|[\u2028\u2029\x85]")
 _SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
@@ -17,18 +25,31 @@ _SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 _ASCII_HYPHENS = str.maketrans(dict.fromkeys("\u2010\u2011\u2212", "-"))
 
 
-def resolve_terminal_formatting(text: str) -> str:
-    """The text without ANSI escape sequences, overstruck characters written once (a control character that is
-    neither stays)."""
+def resolve_formatter_output(text: str) -> str:
+    """The words of text a formatter printed (man, nroff, a terminal, a PDF): without ANSI escape sequences,
+    overstruck characters written once (a control character that is neither stays), and each word hyphenated
+    across a line break whole again (`documenta\u2010\\n    tion` is `documentation`; an option or compound that
+    already has a hyphen keeps one: `--preserve-root`)."""
     if "\x1b" in text or "\x08" in text:
-        return _OVERSTRIKE.sub("", _ANSI_ESCAPE.sub("", text))
+        text = _OVERSTRIKE.sub("", _ANSI_ESCAPE.sub("", text))
+    if any(hyphen in text for hyphen in _FORMATTER_HYPHEN):
+        text = _HYPHENATION_BREAK.sub(_join_hyphenated, text).replace(_SOFT_HYPHEN, "")
     return text
 
 
+def _join_hyphenated(match: re.Match[str]) -> str:
+    head, rest = match["head"], match["next"]
+    if not (rest.islower() or (head[-1].isupper() and rest.isupper())):
+        return match.group()  # a new word (a capital after a lowercase part), not the rest of this one
+    joint = "-" if any(hyphen in head for hyphen in _TYPED_HYPHENS) else ""
+    return f"{head}{joint}"  # the rest of the word follows the match
+
+
 def normalize_text(text: str) -> str:
-    """Resolve terminal formatting (ANSI escapes, overstrike), NFC-normalise, unify line breaks to \\n, drop control
-    and zero-width characters, make odd spaces plain and typographic hyphens and minus signs ASCII."""
-    text = _LINE_BREAK.sub("\n", unicodedata.normalize("NFC", resolve_terminal_formatting(text)))
+    """Resolve formatter output (ANSI escapes, overstrike, hyphenated line breaks), NFC-normalise, unify line
+    breaks to \\n, drop control and zero-width characters, make odd spaces plain and typographic hyphens and minus
+    signs ASCII."""
+    text = _LINE_BREAK.sub("\n", unicodedata.normalize("NFC", resolve_formatter_output(text)))
     return _SPACES.sub(" ", _INVISIBLE.sub("", text)).translate(_ASCII_HYPHENS)
 
 

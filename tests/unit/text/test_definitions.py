@@ -102,3 +102,33 @@ def test_names_are_lowercase_sorted_and_distinct():
 )
 def test_query_names_are_the_words_written_as_names(query, names):
     assert query_names(query) == names
+
+
+MAN_LAYOUT = """\
+       -a, --all
+              list every entry, the hidden ones too
+
+       --help show this help and exit
+
+       --zero end each output line with a zero byte,
+              not a newline
+
+       -n NUM print NUM lines
+              at most
+"""
+
+
+def test_an_option_one_column_short_of_its_description_is_a_term_too():
+    # man(1) prints a term as wide as the hanging indent less one with one space before its description
+    options = [name for name in defined_names(MAN_LAYOUT) if name.startswith("-")]
+    assert options == ["--all", "--help", "--zero", "-a", "-n"]
+
+
+@pytest.mark.parametrize("text", [
+    "-b or --print-bytes option shows the bytes that differ, and\nthe next line of the paragraph goes on here",
+    "       --help is the option that\n          wraps to a column of its own",
+    "-H, -L, or -P is given.",
+    "SELECT  table_schema, table_name,\n        pg_size_pretty(size)",
+])
+def test_one_space_after_an_option_in_a_sentence_is_no_hanging_indent(text):
+    assert [name for name in defined_names(text) if name.startswith("-")] == []

@@ -22,3 +22,22 @@ from search_platform.text.normalize import normalize_text
 ])
 def test_terminal_formatting_is_resolved_before_control_characters_go(raw: str, clean: str) -> None:
     assert normalize_text(raw) == clean
+
+
+@pytest.mark.parametrize(("raw", "clean"), [
+    # groff's UTF-8 output (man) hyphenates a long word across a line break with U+2010, then indents
+    ("and administrative  in\u2010\n       frastructure components", "and administrative  infrastructure components"),
+    ("documenta\u2010\r\n  tion", "documentation"),
+    ("CONFIGU\u2010\n  RATION", "CONFIGURATION"),
+    ("in\u2010 frastructure", "infrastructure"),  # a corpus that collapsed its lines keeps one space
+    ("--preserve\u2010\n     root", "--preserve-root"),  # a word with a hyphen already is an option or compound
+    ("infor\u00ad\nmation and hy\u00adphen", "information and hyphen"),  # soft hyphens only mark a break
+    # not the rest of a word: a capital after lowercase, a digit, a blank line; a hyphen inside a line stays
+    ("pre\u2010 Unicode", "pre- Unicode"),
+    ("x\u2010\n 3 items", "x-\n 3 items"),
+    ("abc\u2010\n\n   def", "abc-\n\n   def"),
+    ("well\u2010known", "well-known"),
+    ("a plain hyphen at a line's end stays: command-\nline", "a plain hyphen at a line's end stays: command-\nline"),
+])
+def test_a_word_hyphenated_across_a_line_break_is_whole_again(raw: str, clean: str) -> None:
+    assert normalize_text(raw) == clean
