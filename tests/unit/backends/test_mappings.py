@@ -2,12 +2,15 @@ from types import SimpleNamespace
 from typing import Any
 
 from search_platform.backends.elasticsearch.mappings import (
+    MAPPING_VERSION,
     index_body,
     outdated_reasons,
     vector_dims,
     versioned_index_name,
 )
 from search_platform.config import ElasticsearchSettings
+
+CURRENT = f"sp-chunks-v{MAPPING_VERSION}"
 
 
 def field_mapping(dims: int) -> dict[str, Any]:
@@ -63,29 +66,29 @@ class _Recovering(_Indices):
 
 
 def test_a_field_mapping_not_found_yet_is_no_reason_to_refuse():
-    assert reasons({}, dims=768, indices=_Recovering({"sp-chunks-v4": 384})) == []
+    assert reasons({}, dims=768, indices=_Recovering({CURRENT: 384})) == []
 
 
 def test_a_current_alias_of_the_same_dimension_needs_nothing():
-    assert reasons({"sp-chunks-v4": 768}, dims=768) == []
-    assert reasons({"sp-chunks-v4-r20261204101500123": 768}, dims=768) == []
+    assert reasons({CURRENT: 768}, dims=768) == []
+    assert reasons({f"{CURRENT}-r20261204101500123": 768}, dims=768) == []
 
 
 def test_vectors_of_another_dimension_name_the_index_and_both_dimensions():
-    assert reasons({"sp-chunks-v4": 384}, dims=768) == [
-        "sp-chunks holds vectors of another embedding model (sp-chunks-v4: 384 dimensions; the current model makes "
+    assert reasons({CURRENT: 384}, dims=768) == [
+        f"sp-chunks holds vectors of another embedding model ({CURRENT}: 384 dimensions; the current model makes "
         "768)"]
 
 
 def test_an_older_mapping_version_and_another_dimension_are_both_reported():
     assert reasons({"sp-chunks-v1": 384}, dims=768) == [
-        "sp-chunks points at sp-chunks-v1, not at mapping version 4 (sp-chunks-v4)",
+        f"sp-chunks points at sp-chunks-v1, not at mapping version {MAPPING_VERSION} ({CURRENT})",
         "sp-chunks holds vectors of another embedding model (sp-chunks-v1: 384 dimensions; the current model makes "
         "768)"]
 
 
 def test_versioned_name():
-    assert versioned_index_name("sp-chunks") == "sp-chunks-v4"
+    assert versioned_index_name("sp-chunks") == CURRENT
 
 
 def test_embedding_field_uses_settings():
