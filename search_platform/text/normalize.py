@@ -15,7 +15,11 @@ _OVERSTRIKE = re.compile(r"[^\n\x08]\x08")
 _FORMATTER_HYPHEN = "\u2010\u00ad"
 _HYPHENATION_BREAK = re.compile(
     rf"(?P<head>\S*[^\W\d_])[{_FORMATTER_HYPHEN}](?:[ \t]*\r?\n[ \t]*| )(?=(?P<next>[^\W\d_]))")
-_TYPED_HYPHENS = "-\u2010\u2011\u2212"
+# a hyphen the text itself prints like the formatter's break: then a break may also be one of the word's own hyphens
+_BREAK_LOOKALIKE_HYPHENS = "\u2010\u2011"
+# a compound or option that a formatter (groff, Python's textwrap) broke after one of its own ASCII hyphens, as
+# `--one-` at a line's end and `file-system` after the next line's indentation: one word again, hyphen kept
+_COMPOUND_BREAK = re.compile(r"(?<=[^\W_])-[ \t]*\r?\n[ \t]*(?=[^\W_])")
 _SOFT_HYPHEN = "\u00ad"  # marks where a word may break; elsewhere it only splits the word for the analyzers
 _INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200d\u2060\ufeff]")
 _LINE_BREAK = re.compile(r"\r\n?|[\u2028\u2029\x85]")
@@ -28,12 +32,16 @@ _ASCII_HYPHENS = str.maketrans(dict.fromkeys("\u2010\u2011\u2212", "-"))
 def resolve_formatter_output(text: str) -> str:
     """The words of text a formatter printed (man, nroff, a terminal, a PDF): without ANSI escape sequences,
     overstruck characters written once (a control character that is neither stays), and each word hyphenated
-    across a line break whole again (`documenta\u2010\\n    tion` is `documentation`; an option or compound that
-    already has a hyphen keeps one: `--preserve-root`)."""
+    across a line break whole again: `documenta\u2010\\n    tion` is `documentation`, `--inter\u2010\\n    active` is
+    `--interactive` (a text that prints its own hyphens in ASCII uses U+2010 only for the formatter's breaks; where
+    the head has a U+2010 of its own, the break may be one too and a hyphen stays), and a word broken after its
+    own hyphen, `--one-\\n    file-system`, is `--one-file-system`."""
     if "\x1b" in text or "\x08" in text:
         text = _OVERSTRIKE.sub("", _ANSI_ESCAPE.sub("", text))
     if any(hyphen in text for hyphen in _FORMATTER_HYPHEN):
         text = _HYPHENATION_BREAK.sub(_join_hyphenated, text).replace(_SOFT_HYPHEN, "")
+    if "-" in text:
+        text = _COMPOUND_BREAK.sub("-", text)
     return text
 
 
@@ -41,7 +49,7 @@ def _join_hyphenated(match: re.Match[str]) -> str:
     head, rest = match["head"], match["next"]
     if not (rest.islower() or (head[-1].isupper() and rest.isupper())):
         return match.group()  # a new word (a capital after a lowercase part), not the rest of this one
-    joint = "-" if any(hyphen in head for hyphen in _TYPED_HYPHENS) else ""
+    joint = "-" if any(hyphen in head for hyphen in _BREAK_LOOKALIKE_HYPHENS) else ""
     return f"{head}{joint}"  # the rest of the word follows the match
 
 

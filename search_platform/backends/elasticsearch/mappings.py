@@ -22,8 +22,10 @@ from search_platform.text.definitions import MAX_NAME_CHARS
 # what an index holds: bump it when the mapping changes or ingestion derives a stored field differently (the
 # `defines` names); an older alias is refused on write until `search-platform reindex` rebuilds it
 # 3: document records hold the names they define (`defines`); 4: option lists define every option; 5: a hanging
-# option (`--help display help`, as man prints it) defines its option, and ingestion joins hyphenated line breaks
-MAPPING_VERSION = 5
+# option (`--help display help`, as man prints it) defines its option, and ingestion joins hyphenated line breaks;
+# 6: a break after a word's own ASCII hyphen (`--one-` then `file-system`) is joined, a U+2010 break in `--inter`
+# `active` no longer adds a hyphen
+MAPPING_VERSION = 6
 SIMILARITY = "sp_bm25"
 ENGLISH_ANALYZER = "sp_english"  # standard tokens, possessives, lowercase, English stop words, Porter stems
 IDENTIFIER_ANALYZER = "sp_identifier"  # --options, dotted.names, snake_case kept whole, plus their parts

@@ -30,14 +30,23 @@ def test_terminal_formatting_is_resolved_before_control_characters_go(raw: str, 
     ("documenta\u2010\r\n  tion", "documentation"),
     ("CONFIGU\u2010\n  RATION", "CONFIGURATION"),
     ("in\u2010 frastructure", "infrastructure"),  # a corpus that collapsed its lines keeps one space
-    ("--preserve\u2010\n     root", "--preserve-root"),  # a word with a hyphen already is an option or compound
+    # the text prints its own hyphens in ASCII, so a U+2010 break is inside a part of the word, not at a hyphen
+    ("--inter\u2010\n              active=once", "--interactive=once"),
+    ("multi-thread\u2010\n  ed", "multi-threaded"),
+    # the text prints its own hyphens as U+2010 too: a break in a word that has one may be at one, so it stays
+    ("\u2010\u2010preserve\u2010\n     root", "--preserve-root"),
+    # a word broken after its own ASCII hyphen (groff and Python's textwrap break there): whole, hyphen kept
+    ("the --one-\n       file-system option", "the --one-file-system option"),
+    ("OUT-\r\n  TABCHAR and ISO-\n8859-1", "OUT-TABCHAR and ISO-8859-1"),
     ("infor\u00ad\nmation and hy\u00adphen", "information and hyphen"),  # soft hyphens only mark a break
     # not the rest of a word: a capital after lowercase, a digit, a blank line; a hyphen inside a line stays
     ("pre\u2010 Unicode", "pre- Unicode"),
     ("x\u2010\n 3 items", "x-\n 3 items"),
     ("abc\u2010\n\n   def", "abc-\n\n   def"),
     ("well\u2010known", "well-known"),
-    ("a plain hyphen at a line's end stays: command-\nline", "a plain hyphen at a line's end stays: command-\nline"),
+    # an ASCII hyphen that is no word's end stays where it is: a dash, a rule, before a blank line or punctuation
+    ("pre- and\npost-processing, a -\nb, ---\nx, end-\n\nnext, see-\n(x)",
+     "pre- and\npost-processing, a -\nb, ---\nx, end-\n\nnext, see-\n(x)"),
 ])
 def test_a_word_hyphenated_across_a_line_break_is_whole_again(raw: str, clean: str) -> None:
     assert normalize_text(raw) == clean
