@@ -68,8 +68,9 @@ def chunk_id_for(*, tenant: str, doc_id: str, chunk_index: int, text_hash: str) 
 
 
 def document_body(document: Document) -> str:
-    """The document's whole text as its chunks see it (parsed, markup gone), for document-level BM25."""
-    return "\n".join(block.text for block in parse_blocks(document.content, document.content_type))
+    """The document's whole text as its chunks see it (parsed, markup gone), for document-level BM25; a blank line
+    between its paragraphs, as a term alone in its paragraph is laid out differently from one inside a list."""
+    return "\n\n".join(block.text for block in parse_blocks(document.content, document.content_type))
 
 
 def chunk_document(

@@ -30,7 +30,7 @@ _NAME = re.compile(r"(?:--?)?[A-Za-z_]\w*(?:(?:\.|::|-)\w+)*!?")
 _QUALIFIERS = ("::", ".")
 
 _OPTION = r"--?(?:\[no-?\])?[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*"  # `-rw-r--r--` is a file mode, no option
-_ARGUMENT = r"(?:\[=?[^\]\s]+\]|=\S+|\s(?:<[^>\s]+>|\[[^\]]+\]|[A-Za-z_][\w.-]*))(?:\.\.\.)?"
+_ARGUMENT = r"(?:\[=?(?:[^\[\]\s]|\[[^\[\]\s]+\])+\]|=\S+|\s(?:<[^>\s]+>|\[[^\]]+\]|[A-Za-z_][\w.-]*))(?:\.\.\.)?"
 _OPTION_LIST = re.compile(rf"{_OPTION}(?:{_ARGUMENT})?(?:,?\s+{_OPTION}(?:{_ARGUMENT})?)*,?")
 _OPTION_LIST_END = re.compile(r"\s{2,}|:\s")  # brackets belong to the arguments here
 _ARGUMENTS = re.compile(r"<[^>]*>|\[=[^\]]*\]|=\S+")

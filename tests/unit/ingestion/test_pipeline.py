@@ -10,6 +10,7 @@ from search_platform.ingestion.pipeline import (
     chunk_document,
     chunk_id_for,
     content_hash,
+    document_action,
     embedding_text,
     index_actions,
     validate_document,
@@ -100,3 +101,14 @@ def test_an_oversize_document_is_refused_as_oversize():
 
     with pytest.raises(OversizeDocumentError):
         validate_document(Document(doc_id="a", content="\x00" * 101), max_bytes=100)
+
+
+def test_a_term_alone_in_its_paragraph_is_defined_through_the_document_record():
+    # man(1)'s layout: a short option one space before its description, in a paragraph of its own
+    page = ("OPTIONS\n       -q     say nothing\n\n       --help show this help and exit\n\n       --version\n"
+            "              print the version\n              and exit\n")
+    document = doc(page)
+    chunks = chunk_document(document, chunking=CHUNKING, count_tokens=count)
+    record = document_action(document, chunks, index="ix", indexed_at=datetime(2026, 1, 1, tzinfo=UTC))["_source"]
+    assert "\n\n       --help show this help" in record["body"]
+    assert {"-q", "--help", "--version"} <= set(record["defines"])

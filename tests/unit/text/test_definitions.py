@@ -36,6 +36,7 @@ def test_a_line_that_starts_with_a_name_defines_it(text, names):
     [
         ("-m <text>, --memo=<text>", ["--memo", "-m"]),  # the head would end at the first bracket
         ("  -I[GLOB], --skip[=GLOB]", ["--skip", "-i"]),
+        ("-e[CHAR[WIDTH]], --expand[=CHAR[WIDTH]]", ["--expand", "-e"]),  # an optional argument inside another
         ("-o <file>, --out-file <file>    where to write", ["--out-file", "-o"]),
         ("--[no-]keep-going", ["--keep-going", "--no-keep-going"]),
         ("-[no-]wrap: lines are folded", ["-no-wrap", "-wrap"]),
