@@ -20,11 +20,6 @@ _BREAK_LOOKALIKE_HYPHENS = "\u2010\u2011"
 # a compound or option that a formatter (groff, Python's textwrap) broke after one of its own ASCII hyphens, as
 # `--one-` at a line's end and `file-system` after the next line's indentation: one word again, hyphen kept
 _COMPOUND_BREAK = re.compile(r"(?<=[^\W_])-[ \t]*\r?\n[ \t]*(?=[^\W_])")
-# the page furniture man(1) prints around a page, both lines at the left margin where the page's text is indented:
-# a header `LS(1)   User Commands   LS(1)` (the gaps shrink to one space, or none, for a long name) and a footer
-# `GNU coreutils 9.4   April 2024   LS(1)`; it says nothing about the page, only repeats its name in the first passage
-_MAN_PAGE_HEADER = re.compile(
-    r"\A(?:[ \t]*\r?\n)*(?P<page>[^\s()][^\n()]{0,79}\(\w{1,10}\))[ \t]*\S[^\n]*?(?P=page)[ \t]*\r?\n")
 _SOFT_HYPHEN = "\u00ad"  # marks where a word may break; elsewhere it only splits the word for the analyzers
 _INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200d\u2060\ufeff]")
 _LINE_BREAK = re.compile(r"\r\n?|[\u2028\u2029\x85]")
@@ -36,29 +31,18 @@ _ASCII_HYPHENS = str.maketrans(dict.fromkeys("\u2010\u2011\u2212", "-"))
 
 def resolve_formatter_output(text: str) -> str:
     """The words of text a formatter printed (man, nroff, a terminal, a PDF): without ANSI escape sequences,
-    overstruck characters written once (a control character that is neither stays), without man's page header and
-    footer (`LS(1)   User Commands   LS(1)` and the last line ending in `LS(1)`), and each word hyphenated
+    overstruck characters written once (a control character that is neither stays), and each word hyphenated
     across a line break whole again: `documenta\u2010\\n    tion` is `documentation`, `--inter\u2010\\n    active` is
     `--interactive` (a text that prints its own hyphens in ASCII uses U+2010 only for the formatter's breaks; where
     the head has a U+2010 of its own, the break may be one too and a hyphen stays), and a word broken after its
     own hyphen, `--one-\\n    file-system`, is `--one-file-system`."""
     if "\x1b" in text or "\x08" in text:
         text = _OVERSTRIKE.sub("", _ANSI_ESCAPE.sub("", text))
-    text = _without_man_page_furniture(text)
     if any(hyphen in text for hyphen in _FORMATTER_HYPHEN):
         text = _HYPHENATION_BREAK.sub(_join_hyphenated, text).replace(_SOFT_HYPHEN, "")
     if "-" in text:
         text = _COMPOUND_BREAK.sub("-", text)
     return text
-
-
-def _without_man_page_furniture(text: str) -> str:
-    header = _MAN_PAGE_HEADER.match(text)
-    if header is None:
-        return text
-    text = text[header.end():]
-    footer = re.search(rf"\n\S[^\n]*\s{re.escape(header['page'])}[ \t]*[\r\n]*\Z", text)
-    return text[:footer.start()] + "\n" if footer else text
 
 
 def _join_hyphenated(match: re.Match[str]) -> str:

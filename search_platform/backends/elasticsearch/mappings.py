@@ -24,8 +24,8 @@ from search_platform.text.definitions import MAX_NAME_CHARS
 # 3: document records hold the names they define (`defines`); 4: option lists define every option; 5: a hanging
 # option (`--help display help`, as man prints it) defines its option, and ingestion joins hyphenated line breaks;
 # 6: a break after a word's own ASCII hyphen (`--one-` then `file-system`) is joined, a U+2010 break in `--inter`
-# `active` no longer adds a hyphen, and man's page header and footer (`LS(1)  User Commands  LS(1)`) are left out;
-# the body keeps a blank line between paragraphs, and an option's optional argument may nest (`-e[CHAR[WIDTH]]`)
+# `active` no longer adds a hyphen; the body keeps a blank line between paragraphs, and an option's optional
+# argument may nest (`-e[CHAR[WIDTH]]`)
 MAPPING_VERSION = 6
 SIMILARITY = "sp_bm25"
 ENGLISH_ANALYZER = "sp_english"  # standard tokens, possessives, lowercase, English stop words, Porter stems

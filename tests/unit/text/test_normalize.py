@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from search_platform.text.normalize import normalize_text, resolve_formatter_output
+from search_platform.text.normalize import normalize_text
 
 
 @pytest.mark.parametrize(("raw", "clean"), [
@@ -50,22 +50,3 @@ def test_terminal_formatting_is_resolved_before_control_characters_go(raw: str, 
 ])
 def test_a_word_hyphenated_across_a_line_break_is_whole_again(raw: str, clean: str) -> None:
     assert normalize_text(raw) == clean
-
-
-@pytest.mark.parametrize(("raw", "clean"), [
-    # man(1) prints a header and a footer around the page; both name it as NAME(SECTION)
-    ("LS(1)                 User Commands                 LS(1)\n\nNAME\n       ls - list directory contents\n\n"
-     "GNU coreutils 9.4        April 2024                  LS(1)\n",
-     "\nNAME\n       ls - list directory contents\n\n"),
-    # a long name squeezes the gaps; without a footer only the header goes
-    ("\nsystemd.network(5) systemdsystemd.network(5)\r\n       body\r\n", "       body\r\n"),
-    # an indented last line is the page's text, not its footer
-    ("ls(1)   User Commands   ls(1)\n       SEE ALSO\n              dir(1),  ls(1)\n",
-     "       SEE ALSO\n              dir(1),  ls(1)\n"),
-    # not furniture: two names that differ, an indented first line, a name that starts no line
-    ("x(1)  not a header  y(1)\nbody", "x(1)  not a header  y(1)\nbody"),
-    ("   ls(1)   User Commands   ls(1)\nbody", "   ls(1)   User Commands   ls(1)\nbody"),
-    ("see also  ls(1)\nand the  ls(1)", "see also  ls(1)\nand the  ls(1)"),
-])
-def test_man_page_header_and_footer_are_left_out(raw: str, clean: str) -> None:
-    assert resolve_formatter_output(raw) == clean
