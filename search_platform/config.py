@@ -176,6 +176,8 @@ class RetrievalSettings(BaseModel):
     leg_timeout_s: Annotated[float, Field(gt=0)] = 10.0
     num_candidates_factor: Annotated[float, Field(ge=1)] = 2.0
     min_num_candidates: Annotated[int, Field(ge=1, le=10000)] = 100
+    # the int8 kNN ranks by quantized vectors; oversample k by this factor and rescore with the float vectors
+    knn_rescore_oversample: Annotated[float, Field(ge=1, le=10)] | None = None
     # BM25 fields and their boosts, per record kind: chunks (passages) and whole documents (document-level BM25)
     chunk_fields: dict[str, Annotated[float, Field(ge=0)]] = Field(
         default_factory=lambda: {"text": 1.0, "title": 0.5})

@@ -51,6 +51,7 @@ class DenseRetriever:
             ),
             filters=[*filter_clauses(request.filters), *self._own_filters()],
             doc_values=grouping_fields(request.unit),
+            rescore_oversample=self._settings.knn_rescore_oversample,
         )
         async with async_translated_errors():
             response = await self._client.search(index=request.index, body=body)

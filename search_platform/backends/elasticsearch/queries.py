@@ -168,9 +168,11 @@ def knn_body(
     num_candidates: int,
     filters: list[dict[str, Any]],
     doc_values: Sequence[str] = (),
+    rescore_oversample: float | None = None,
 ) -> dict[str, Any]:
     """Approximate kNN on the embedding field with the filters applied inside the search (pre-filter); candidates
-    come back lean: id, score and the doc_values fields, no _source."""
+    come back lean: id, score and the doc_values fields, no _source. With rescore_oversample, the quantized search
+    gathers that many times k and the float vectors rescore them (a no-op on an index that is not quantized)."""
     knn: dict[str, Any] = {
         "field": "embedding",
         "query_vector": vector,
@@ -179,4 +181,6 @@ def knn_body(
     }
     if filters:
         knn["filter"] = filters
+    if rescore_oversample is not None:
+        knn["rescore_vector"] = {"oversample": rescore_oversample}
     return {"size": candidate_k, **lean(doc_values), "knn": knn}

@@ -191,6 +191,12 @@ def test_the_defines_filter_keeps_documents_that_define_one_of_the_names():
         "terms": {"defines": ["path::strip_prefix", "strip_prefix"]}}
 
 
+def test_knn_body_rescores_an_oversample_with_the_float_vectors_when_asked():
+    body = knn_body([1.0], candidate_k=5, num_candidates=100, filters=[], rescore_oversample=2.0)
+    assert body["knn"] == {"field": "embedding", "query_vector": [1.0], "k": 5, "num_candidates": 100,
+                           "rescore_vector": {"oversample": 2.0}}
+
+
 def test_knn_body_without_filters_has_no_filter_key():
     assert "filter" not in knn_body([1.0], candidate_k=5, num_candidates=100, filters=[])["knn"]
 
