@@ -43,12 +43,12 @@ def report(reports: Sequence[tuple[str, Mapping[str, Any]]], categories: Mapping
     header = (["report", *RETRIEVERS, *(f"hybrid {category}" for category in present), "Δ hybrid (95% CI)",
                *(f"Δ {category}" for category in present)])
     lines = [f"Command: `{command}`", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for label, run in reports:
+    for position, (label, run) in enumerate(reports):
         retrievers = run["retrievers"]
         cells = [label, *(f"{retrievers[name][METRIC]:.3f}" if name in retrievers else "" for name in RETRIEVERS)]
         by_category = retrievers["hybrid"]["by_category"]
         cells += [f"{by_category[category][METRIC]:.3f}" for category in present]
-        if label == baseline_label:
+        if position == 0:
             cells += ["baseline"] + [""] * len(present)
         else:
             comparison = compare_systems((label, _per_query(run)), (baseline_label, _per_query(baseline)),
