@@ -1,0 +1,117 @@
+"""How high can fusion lift exact_match (known-item queries that name an identifier) on the dev sets, given the
+five document lists hybrid fuses? Three ceilings, each from the same recorded rankings:
+
+    .venv/bin/python benchmarks/exact_ceiling.py \\
+        --dataset datasets/gnu-info --dataset datasets/postgresql-docs --dataset datasets/rust-std \\
+        --dataset datasets/golden/python-docs.json --corpus var/demo-corpus \\
+        --runs var/runs-v6.json --out benchmarks/reports/exact-ceiling.md
+
+- fitted weights: the weighted RRF (one weight per list, one k) that scores best on the exact_match queries
+  themselves, over the grid of GRID_WEIGHTS x RRF_KS. It is fitted to the very queries it is scored on, so it is an
+  upper bound for any fixed weighting of these lists, not a default to adopt;
+- best list per query: an oracle that takes, for each query, whichever single list (or the recorded hybrid) ranks
+  it best;
+- found anywhere: the relevant documents any list holds in its top 50, in the judged order (what a perfect
+  reranker of the candidates would reach).
+
+Reads (or records, as benchmarks/definitions.py does, through the platform's own search service) every query's
+five lists. Prints measured numbers only; it changes nothing.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from definitions import LIST_NAMES, recorded_main, settings_hybrid
+from lexical_lists import Lists, Ranker, ndcg_at_10, weighted_rrf
+
+from search_platform.config import Settings
+
+CATEGORY = "exact_match"
+GRID_WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0)  # the weights of the passage, dense, lead and definitions lists
+RRF_KS = (2, 5, 10, 20)  # the document list weighs 1: only the ratios matter
+SHOWN = 5  # the best fitted weightings listed
+
+
+def exact_queries(runs: Mapping[str, Any]) -> dict[str, list[Mapping[str, Any]]]:
+    return {name: [query for query in queries if query["category"] == CATEGORY] for name, queries in runs.items()}
+
+
+def mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values)
+
+
+def ranked_by(queries: Mapping[str, list[Mapping[str, Any]]], fuse: Ranker) -> dict[str, float]:
+    return {name: mean([ndcg_at_10(fuse(q["lists"], q["route"]), q["relevance"]) for q in qs])
+            for name, qs in queries.items()}
+
+
+def best_list(queries: Mapping[str, list[Mapping[str, Any]]]) -> dict[str, float]:
+    return {name: mean([max(ndcg_at_10(ranking, q["relevance"]) for ranking in q["lists"].values()) for q in qs])
+            for name, qs in queries.items()}
+
+
+def found_anywhere(queries: Mapping[str, list[Mapping[str, Any]]]) -> dict[str, float]:
+    def ideal(query: Mapping[str, Any]) -> float:
+        found = set().union(*map(set, query["lists"].values()))
+        relevance = query["relevance"]
+        return ndcg_at_10(sorted((doc for doc in relevance if doc in found), key=lambda doc: -relevance[doc]),
+                          relevance)
+    return {name: mean([ideal(q) for q in qs]) for name, qs in queries.items()}
+
+
+def fixed_weights(weights: Mapping[str, float], k: int) -> Ranker:
+    def fuse(lists: Lists, _route: str) -> list[str]:
+        return weighted_rrf(lists, weights, k=k)
+    return fuse
+
+
+def one_list(name: str) -> Ranker:
+    def ranking(lists: Lists, _route: str) -> list[str]:
+        return list(lists[name])
+    return ranking
+
+
+def fitted(queries: Mapping[str, list[Mapping[str, Any]]]) -> list[tuple[float, int, dict[str, float],
+                                                                         dict[str, float]]]:
+    """Every grid weighting with its macro and per-set exact_match nDCG@10, best first."""
+    results = []
+    for k, rest in itertools.product(RRF_KS, itertools.product(GRID_WEIGHTS, repeat=len(LIST_NAMES) - 1)):
+        weights = dict(zip(LIST_NAMES, (1.0, *rest), strict=True))
+        per_set = ranked_by(queries, fixed_weights(weights, k))
+        results.append((mean(list(per_set.values())), k, weights, per_set))
+    return sorted(results, key=lambda result: -result[0])
+
+
+def row(label: str, per_set: Mapping[str, float]) -> str:
+    values = list(per_set.values())
+    return f"| {label} | {mean(values):.4f} | " + " | ".join(f"{value:.4f}" for value in values) + " |"
+
+
+def report(runs: Mapping[str, Any], settings: Settings, command: str) -> str:
+    queries = exact_queries(runs)
+    names = list(queries)
+    grid = fitted(queries)
+    lines = ["# How far fusion can lift exact_match (nDCG@10 of the exact_match queries)", "",
+             f"Command: `{command}`  ",
+             "Queries: " + ", ".join(f"{name} ({len(qs)})" for name, qs in queries.items()) + "  ",
+             f"Grid: the doc list at 1, the others at each of {GRID_WEIGHTS}, k in {RRF_KS} "
+             f"({len(grid)} weightings, fitted to these queries: an upper bound, not a default)", "",
+             "| ranking | macro | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names),
+             row("default hybrid (routed weights, offline)", ranked_by(queries, settings_hybrid(settings))),
+             row("platform hybrid, as recorded", ranked_by(queries, one_list("hybrid"))),
+             *(row(f"{name} alone", ranked_by(queries, one_list(name))) for name in LIST_NAMES),
+             row("fitted weights (best of the grid)", grid[0][3]),
+             row("best list per query (oracle)", best_list(queries)),
+             row("relevant documents found anywhere, in judged order", found_anywhere(queries)),
+             "", f"The {SHOWN} best weightings of the grid:", "",
+             "| k | " + " | ".join(LIST_NAMES) + " | macro |", "|---|" + "---|" * (len(LIST_NAMES) + 1)]
+    lines += [f"| {k} | " + " | ".join(f"{weights[n]:g}" for n in LIST_NAMES) + f" | {macro:.4f} |"
+              for macro, k, weights, _per_set in grid[:SHOWN]]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    recorded_main("exact_ceiling.py", __doc__.split("\n\n")[0], report)
