@@ -229,9 +229,10 @@ def _beir_query(obj: Mapping[str, Any], qrels: Mapping[str, dict[str, int]], pat
     metadata = obj.get("metadata") or {}
     if not isinstance(metadata, dict):
         raise DatasetError("field 'metadata' must be an object", path, line)
-    category = metadata.get("category") or UNCATEGORIZED
+    # BEIR keeps extra fields under metadata; a set that writes its category beside _id and text is read too
+    category = metadata.get("category") or obj.get("category") or UNCATEGORIZED
     if not isinstance(category, str):
-        raise DatasetError("field 'metadata.category' must be a string", path, line)
+        raise DatasetError("field 'metadata.category' (or 'category') must be a string", path, line)
     return EvalQuery(query_id=query_id, text=text, category=category, relevance=qrels.get(query_id, {}))
 
 

@@ -133,6 +133,14 @@ def test_beir_dir_loads_corpus_queries_and_qrels(tmp_path):
     assert dataset.queries[1].relevance == {"d2": 1, "d1": 0}
 
 
+def test_beir_query_category_may_sit_beside_the_text(tmp_path):
+    root = _beir(tmp_path / "top")
+    _write(root / "queries.jsonl", json.dumps({"_id": "1", "text": "heap", "category": "conceptual"}) + "\n"
+           + json.dumps({"_id": "2", "text": "retry", "category": "mixed", "metadata": {"category": "exact_match"}})
+           + "\n")
+    assert [q.category for q in load_dataset(root).queries] == ["conceptual", "exact_match"]  # metadata first
+
+
 def test_beir_bad_jsonl_line_is_named(tmp_path):
     root = _beir(tmp_path / "b", corpus_extra='{"_id": "d3", "text": \n')
     with pytest.raises(DatasetError, match=r"corpus.jsonl:3: invalid JSON"):
