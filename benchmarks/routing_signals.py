@@ -1,13 +1,15 @@
-"""Does routing gain when an option of one dash and several letters (`find -mtime ...`, `test -nt ...`) counts as an
-exact signal, as the option clause already reads it?
+"""Does routing gain from the exact signals today's router reads that the router of a recording did not? First an
+option of one dash and several letters (`find -mtime ...`, `test -nt ...`), as the option clause already reads it
+(report routing-signals.md); then code shapes: a short option that is a digit (`xargs -0`), a format directive
+(`date +%s`, `printf %q`) and a macro (`write!`) (report routing-code-shapes.md, on the version-6 recording).
 
     .venv/bin/python benchmarks/routing_signals.py \\
         --dataset datasets/gnu-info --dataset datasets/postgresql-docs --dataset datasets/rust-std \\
         --dataset datasets/golden/python-docs.json --corpus var/demo-corpus \\
-        --runs var/definitions-runs-v5.json --out benchmarks/reports/routing-signals.md
+        --runs var/runs-v6.json --out benchmarks/reports/routing-code-shapes.md
 
 Reads the five lists benchmarks/definitions.py recorded for every query (their route as the router of the recording
-gave it: there, such an option was no signal) and fuses them offline with the routed weighted RRF of the settings,
+gave it: there, such a signal was none) and fuses them offline with the routed weighted RRF of the settings,
 once under the recorded routes and once under today's router (retrieval/routing.py), and counts the queries whose
 route changed, per category. The lists themselves do not depend on the route. Prints measured numbers only.
 """
@@ -20,9 +22,20 @@ from pathlib import Path
 from typing import Any
 
 from definitions import settings_hybrid
-from lexical_lists import CATEGORIES, arguments, cached_runs, command_line, publish, score, table_row
+from lexical_lists import (
+    CATEGORIES,
+    Ranker,
+    arguments,
+    cached_runs,
+    command_line,
+    ndcg_at_10,
+    publish,
+    score,
+    table_row,
+)
 
 from search_platform.config import load_settings
+from search_platform.evaluation.bootstrap import paired_bootstrap
 from search_platform.evaluation.session import load_eval_dataset
 from search_platform.retrieval.routing import classify_query
 
@@ -47,7 +60,7 @@ def main() -> None:
     today = rerouted(runs, texts)
     fuse = settings_hybrid(settings)
     names = list(runs)
-    lines = ["# Routing signals: options of one dash as an exact signal (nDCG@10)", "",
+    lines = ["# Routing signals: today's router against the router of the recording (nDCG@10)", "",
              f"Command: `{command_line('routing_signals.py', args)}`  ",
              f"Routed weighted RRF of the settings (k={settings.retrieval.rrf_k}); each dataset: all / exact_match / "
              "conceptual / mixed", "",
@@ -62,7 +75,23 @@ def main() -> None:
                         for old, new in zip(runs[name], today[name], strict=True) if old["route"] != new["route"])
         lines.append(f"- {name}: " + (", ".join(f"{move} ({count})" for move, count in sorted(moves.items()))
                                       or "none"))
+    lines += ["", "Today's router minus the recorded routes, all queries (paired bootstrap, 95% CI):", ""]
+    for name in names:
+        delta = paired_bootstrap(per_query(today[name], fuse), per_query(runs[name], fuse))
+        lines.append(f"- {name}: {delta.delta:+.4f} [{delta.ci_low:+.4f}, {delta.ci_high:+.4f}]")
+    lines += ["", "Each query whose route changed (nDCG@10 recorded -> today):", ""]
+    for name in names:
+        for old, new, text in zip(runs[name], today[name], texts[name], strict=True):
+            if old["route"] != new["route"]:
+                before, after = (ndcg_at_10(fuse(query["lists"], query["route"]), query["relevance"])
+                                 for query in (old, new))
+                lines.append(f"- {name}, {old['category']}: `{text}` {old['route']} -> {new['route']}, "
+                             f"{before:.3f} -> {after:.3f}")
     publish("\n".join(lines) + "\n", args.out)
+
+
+def per_query(queries: Sequence[Mapping[str, Any]], fuse: Ranker) -> list[float]:
+    return [ndcg_at_10(fuse(query["lists"], query["route"]), query["relevance"]) for query in queries]
 
 
 if __name__ == "__main__":

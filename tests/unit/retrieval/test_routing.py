@@ -31,6 +31,7 @@ def test_identifiers_codes_versions_quotes_and_keyword_lookups_are_lexical(query
         "why does fromisoformat reject my timestamp string",
         "fixed-size buffer that throws away the oldest entries when full",
         "How do I read a file line by line?",
+        "a discount of 5 % on every order",  # a lone percent sign is no directive
     ],
 )
 def test_natural_language_is_semantic(query):
@@ -49,6 +50,10 @@ def test_natural_language_is_semantic(query):
         "upgrade from Python 3.11 to the newest release",
         "find -mtime files older than 30 days",  # an option of one dash and several letters
         "test -nt compare modification times of two files",
+        "xargs -0 null separated input",  # a short option may be a digit
+        "date +%s current time in epoch seconds",  # a format directive
+        "printf %q quote for reuse in shell",
+        "write! into a String",  # a macro
     ],
 )
 def test_natural_language_with_exact_signals_is_mixed(query):
