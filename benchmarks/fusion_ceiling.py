@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from statistics import fmean
 from typing import Any
 
 from definitions import LIST_NAMES, recorded_main, settings_hybrid
-from lexical_lists import CATEGORIES, Lists, Ranker, ndcg_at_10, weighted_rrf
+from lexical_lists import CATEGORIES, Lists, Ranker, ndcg_at_10, per_query, single, weighted_rrf
 
 from search_platform.config import Settings
 
@@ -38,17 +39,12 @@ def category_queries(runs: Mapping[str, Any], category: str) -> dict[str, list[M
     return {name: [query for query in queries if query["category"] == category] for name, queries in runs.items()}
 
 
-def mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values)
-
-
 def ranked_by(queries: Mapping[str, list[Mapping[str, Any]]], fuse: Ranker) -> dict[str, float]:
-    return {name: mean([ndcg_at_10(fuse(q["lists"], q["route"]), q["relevance"]) for q in qs])
-            for name, qs in queries.items()}
+    return {name: fmean(per_query(qs, fuse)) for name, qs in queries.items()}
 
 
 def best_list(queries: Mapping[str, list[Mapping[str, Any]]]) -> dict[str, float]:
-    return {name: mean([max(ndcg_at_10(ranking, q["relevance"]) for ranking in q["lists"].values()) for q in qs])
+    return {name: fmean([max(ndcg_at_10(ranking, q["relevance"]) for ranking in q["lists"].values()) for q in qs])
             for name, qs in queries.items()}
 
 
@@ -58,19 +54,13 @@ def found_anywhere(queries: Mapping[str, list[Mapping[str, Any]]]) -> dict[str, 
         relevance = query["relevance"]
         return ndcg_at_10(sorted((doc for doc in relevance if doc in found), key=lambda doc: -relevance[doc]),
                           relevance)
-    return {name: mean([ideal(q) for q in qs]) for name, qs in queries.items()}
+    return {name: fmean([ideal(q) for q in qs]) for name, qs in queries.items()}
 
 
 def fixed_weights(weights: Mapping[str, float], k: int) -> Ranker:
     def fuse(lists: Lists, _route: str) -> list[str]:
         return weighted_rrf(lists, weights, k=k)
     return fuse
-
-
-def one_list(name: str) -> Ranker:
-    def ranking(lists: Lists, _route: str) -> list[str]:
-        return list(lists[name])
-    return ranking
 
 
 def fitted(queries: Mapping[str, list[Mapping[str, Any]]]) -> list[tuple[float, int, dict[str, float],
@@ -80,13 +70,13 @@ def fitted(queries: Mapping[str, list[Mapping[str, Any]]]) -> list[tuple[float, 
     for k, rest in itertools.product(RRF_KS, itertools.product(GRID_WEIGHTS, repeat=len(LIST_NAMES) - 1)):
         weights = dict(zip(LIST_NAMES, (1.0, *rest), strict=True))
         per_set = ranked_by(queries, fixed_weights(weights, k))
-        results.append((mean(list(per_set.values())), k, weights, per_set))
+        results.append((fmean(list(per_set.values())), k, weights, per_set))
     return sorted(results, key=lambda result: -result[0])
 
 
 def row(label: str, per_set: Mapping[str, float]) -> str:
     values = list(per_set.values())
-    return f"| {label} | {mean(values):.4f} | " + " | ".join(f"{value:.4f}" for value in values) + " |"
+    return f"| {label} | {fmean(values):.4f} | " + " | ".join(f"{value:.4f}" for value in values) + " |"
 
 
 def report(runs: Mapping[str, Any], settings: Settings, command: str) -> str:
@@ -106,8 +96,8 @@ def category_section(queries: Mapping[str, list[Mapping[str, Any]]], names: Sequ
              "Queries: " + ", ".join(f"{name} ({len(qs)})" for name, qs in queries.items()), "",
              "| ranking | macro | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names),
              row("default hybrid (routed weights, offline)", ranked_by(queries, settings_hybrid(settings))),
-             row("platform hybrid, as recorded", ranked_by(queries, one_list("hybrid"))),
-             *(row(f"{name} alone", ranked_by(queries, one_list(name))) for name in LIST_NAMES),
+             row("platform hybrid, as recorded", ranked_by(queries, single("hybrid"))),
+             *(row(f"{name} alone", ranked_by(queries, single(name))) for name in LIST_NAMES),
              row(f"fitted weights (best of {len(grid)})", grid[0][3]),
              row("best list per query (oracle)", best_list(queries)),
              row("relevant documents found anywhere, in judged order", found_anywhere(queries)),

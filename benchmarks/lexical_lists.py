@@ -99,6 +99,11 @@ def single(name: str) -> Ranker:
     return lambda lists, _route: list(lists[name])
 
 
+def per_query(queries: Sequence[Mapping[str, Any]], ranker: Ranker) -> list[float]:
+    """nDCG@10 of each query, in order, under the ranker."""
+    return [ndcg_at_10(ranker(query["lists"], query["route"]), query["relevance"]) for query in queries]
+
+
 def score(runs: Mapping[str, Any], ranker: Ranker) -> dict[str, dict[str, float]]:
     """nDCG@10 per dataset: overall and per category."""
     result: dict[str, dict[str, float]] = {}

@@ -22,17 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from definitions import settings_hybrid
-from lexical_lists import (
-    CATEGORIES,
-    Ranker,
-    arguments,
-    cached_runs,
-    command_line,
-    ndcg_at_10,
-    publish,
-    score,
-    table_row,
-)
+from lexical_lists import CATEGORIES, arguments, cached_runs, command_line, per_query, publish, score, table_row
 
 from search_platform.config import load_settings
 from search_platform.evaluation.bootstrap import paired_bootstrap
@@ -75,23 +65,20 @@ def main() -> None:
                         for old, new in zip(runs[name], today[name], strict=True) if old["route"] != new["route"])
         lines.append(f"- {name}: " + (", ".join(f"{move} ({count})" for move, count in sorted(moves.items()))
                                       or "none"))
+    recorded = {name: per_query(runs[name], fuse) for name in names}
+    rerouted_scores = {name: per_query(today[name], fuse) for name in names}
     lines += ["", "Today's router minus the recorded routes, all queries (paired bootstrap, 95% CI):", ""]
     for name in names:
-        delta = paired_bootstrap(per_query(today[name], fuse), per_query(runs[name], fuse))
+        delta = paired_bootstrap(rerouted_scores[name], recorded[name])
         lines.append(f"- {name}: {delta.delta:+.4f} [{delta.ci_low:+.4f}, {delta.ci_high:+.4f}]")
     lines += ["", "Each query whose route changed (nDCG@10 recorded -> today):", ""]
     for name in names:
-        for old, new, text in zip(runs[name], today[name], texts[name], strict=True):
+        for old, new, text, before, after in zip(runs[name], today[name], texts[name], recorded[name],
+                                                 rerouted_scores[name], strict=True):
             if old["route"] != new["route"]:
-                before, after = (ndcg_at_10(fuse(query["lists"], query["route"]), query["relevance"])
-                                 for query in (old, new))
                 lines.append(f"- {name}, {old['category']}: `{text}` {old['route']} -> {new['route']}, "
                              f"{before:.3f} -> {after:.3f}")
     publish("\n".join(lines) + "\n", args.out)
-
-
-def per_query(queries: Sequence[Mapping[str, Any]], fuse: Ranker) -> list[float]:
-    return [ndcg_at_10(fuse(query["lists"], query["route"]), query["relevance"]) for query in queries]
 
 
 if __name__ == "__main__":

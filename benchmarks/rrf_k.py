@@ -19,23 +19,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from definitions import recorded_main, settings_hybrid
-from lexical_lists import (
-    CATEGORIES,
-    Ranker,
-    ndcg_at_10,
-    score,
-    table_row,
-)
+from lexical_lists import CATEGORIES, per_query, score, table_row
 
 from search_platform.config import Settings
 from search_platform.evaluation.bootstrap import paired_bootstrap
 
 KS = (2, 3, 4, 5, 6, 7, 8, 10, 15, 20, 60)
 BASELINE_K = 10  # the default before this sweep
-
-
-def per_query(queries: list[Mapping[str, Any]], fuse: Ranker) -> list[float]:
-    return [ndcg_at_10(fuse(query["lists"], query["route"]), query["relevance"]) for query in queries]
 
 
 def report(runs: Mapping[str, Any], settings: Settings, command: str) -> str:
