@@ -29,8 +29,11 @@ import numpy as np
 from lexical_lists import CATEGORIES, DEPTH, collect, ndcg_at_10, table_row
 
 from search_platform.config import Settings, load_settings
+from search_platform.domain.models import Chunk
+from search_platform.embeddings.base import Embedder
 from search_platform.embeddings.cache import with_passage_cache
 from search_platform.embeddings.factory import build_embedder
+from search_platform.evaluation.datasets import EvalDataset
 from search_platform.evaluation.session import load_eval_dataset
 from search_platform.ingestion.pipeline import chunk_document, embed_chunks
 
@@ -67,26 +70,41 @@ AGGREGATES: dict[str, Aggregate] = {
 DenseLists = dict[str, list[dict[str, list[str]]]]  # dataset -> per query: aggregate -> doc ids, best first
 
 
+def cached_embedder(settings: Settings) -> Embedder:
+    """The configured encoder behind the passage-vector cache ingestion fills, so evaluated corpora are not
+    encoded again."""
+    return with_passage_cache(build_embedder(settings.embedding), settings.embedding)
+
+
+def chunk_vectors(dataset: EvalDataset, embedder: Embedder, settings: Settings) -> tuple[list[Chunk], np.ndarray]:
+    """The dataset's chunks as ingestion cuts them (chunk order within each document) and their unit vectors,
+    one row per chunk."""
+    assert dataset.corpus is not None
+    chunks = [chunk for document in dataset.corpus
+              for chunk in chunk_document(document, chunking=settings.chunking, count_tokens=embedder.count_tokens)]
+    vectors = np.asarray(embed_chunks(chunks, embedder), dtype=np.float32)
+    return chunks, vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def unit_query(embedder: Embedder, text: str) -> np.ndarray:
+    vector = np.asarray(embedder.embed_query(text), dtype=np.float32)
+    return vector / np.linalg.norm(vector)
+
+
 def dense_lists(settings: Settings, datasets: Sequence[Path], corpus: Path | None) -> DenseLists:
     """Per dataset, per query (in the dataset's order), each aggregate's top documents."""
-    embedder = with_passage_cache(build_embedder(settings.embedding), settings.embedding)
+    embedder = cached_embedder(settings)
     out: dict[str, list[dict[str, list[str]]]] = {}
     for path in datasets:
         dataset = load_eval_dataset(path, corpus if path.is_file() else None)[0]
-        assert dataset.corpus is not None
-        chunks = [chunk for document in dataset.corpus
-                  for chunk in chunk_document(document, chunking=settings.chunking,
-                                              count_tokens=embedder.count_tokens)]
-        vectors = np.asarray(embed_chunks(chunks, embedder), dtype=np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        chunks, vectors = chunk_vectors(dataset, embedder, settings)
         owners: dict[str, list[int]] = defaultdict(list)
         for row, chunk in enumerate(chunks):
             owners[chunk.doc_id].append(row)  # chunks come in chunk order per document
         doc_ids = list(owners)
         per_query = []
         for query in dataset.queries:
-            q = np.asarray(embedder.embed_query(query.text), dtype=np.float32)
-            sims = vectors @ (q / np.linalg.norm(q))
+            sims = vectors @ unit_query(embedder, query.text)
             lists = {}
             for name, aggregate in AGGREGATES.items():
                 scores = np.asarray([aggregate(sims[owners[doc]]) for doc in doc_ids])
