@@ -11,10 +11,16 @@ from rich.console import Console
 from rich.table import Table
 
 from search_platform.analytics.log_index import log_index_body, rollover_conditions, rollover_log_index
-from search_platform.analytics.report import ArmReport, Estimate, build_report, report_as_dict, since_expression
 from search_platform.backends.elasticsearch.client import build_client
 from search_platform.cli.common import settings_or_exit
 from search_platform.domain.errors import SearchPlatformError
+from search_platform.evaluation.experiment_report import (
+    ArmReport,
+    Estimate,
+    build_report,
+    report_as_dict,
+    since_expression,
+)
 
 logs_app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
                         help="Manage the search-log indices.")

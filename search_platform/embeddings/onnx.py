@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from search_platform.embeddings.onnx_export import INPUT_NAMES, ensure_onnx_model, max_seq_length
+from search_platform.embeddings.onnx_export import ensure_onnx_model, max_seq_length
+from search_platform.embeddings.onnx_interface import INPUT_NAMES
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer

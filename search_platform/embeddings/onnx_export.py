@@ -16,9 +16,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-OPSET = 17
-INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")  # what a graph may take; MPNet's lacks token types
-OUTPUT_NAME = "token_embeddings"
+from search_platform.embeddings.onnx_interface import INPUT_NAMES, OPSET, OUTPUT_NAME
+
 GRAPH_MODEL_TYPES = frozenset({"bert", "mpnet"})  # written out by onnx_graph (no torch); others use torch.onnx
 _EXPORT_FORMAT = 2  # bump when the export code changes what it writes (2: onnx_graph, no torch, for BERT and MPNet)
 # what `quantize` writes, in the cache key: a change of scheme gets a new file

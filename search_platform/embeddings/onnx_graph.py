@@ -18,7 +18,7 @@ import numpy.typing as npt
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from search_platform.embeddings.onnx_export import OPSET, OUTPUT_NAME
+from search_platform.embeddings.onnx_interface import OPSET, OUTPUT_NAME
 
 IR_VERSION = 8  # the IR of opset 17: loads in every onnxruntime the project allows
 _MPNET_PADDING_IDX = 1  # fixed in transformers' MPNetEmbeddings, whatever the config says

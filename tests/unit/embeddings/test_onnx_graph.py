@@ -17,6 +17,7 @@ import pytest
 from search_platform.config import EmbeddingSettings
 from search_platform.embeddings import onnx_export, onnx_graph
 from search_platform.embeddings.onnx import OnnxEmbedder, load_tokenizers
+from search_platform.embeddings.onnx_interface import INPUT_NAMES
 from search_platform.embeddings.registry import model_directory
 
 LONG = " ".join(f"Section {i}: a context manager's __exit__ runs even when the block raises." for i in range(50))
@@ -99,7 +100,7 @@ def test_token_ids_equal_sentence_transformers(model_path: Path, sentence_transf
     tokenize = getattr(sentence_transformer, "preprocess", None) or sentence_transformer.tokenize  # 6.x renamed it
     expected = tokenize([t.strip() for t in TEXTS])
     assert feeds["input_ids"].shape[1] == sentence_transformer.max_seq_length  # the long texts were truncated
-    compared = [name for name in onnx_export.INPUT_NAMES if name in expected]
+    compared = [name for name in INPUT_NAMES if name in expected]
     assert compared[:2] == ["input_ids", "attention_mask"]
     for name in compared:
         np.testing.assert_array_equal(feeds[name], expected[name].numpy(), err_msg=name)

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from search_platform.analytics.report import (
+from search_platform.evaluation.experiment_report import (
     BOOTSTRAP_MAX_N,
     NOT_IN_EXPERIMENT,
     Z_95,
