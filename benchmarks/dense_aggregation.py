@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from lexical_lists import CATEGORIES, DEPTH, collect, ndcg_at_10, table_row
+from lexical_lists import CATEGORIES, DEPTH, category_means, collect, ndcg_at_10, table_row
 
 from search_platform.config import Settings, load_settings
 from search_platform.domain.models import Chunk
@@ -132,19 +132,15 @@ def evaluate(runs: Mapping[str, Any], dense: Mapping[str, Any], settings: Settin
              variant: Variant) -> dict[str, dict[str, float]]:
     """nDCG@10 per dataset and category of routed weighted RRF over the lists the variant picks."""
     table = settings.retrieval.route_weights
-    result: dict[str, dict[str, float]] = {}
-    for name, queries in runs.items():
-        values: dict[str, list[float]] = defaultdict(list)
-        for query, extra in zip(queries, dense[name], strict=True):
-            weights = table[query["route"]]
-            lexical = [(query["lists"]["doc"], weights.bm25), (query["lists"]["passage"], weights.bm25)]
-            dense_part = variant(query["lists"], extra, weights.dense, query["route"])
-            ranking = fuse(lexical + dense_part, k=settings.retrieval.rrf_k)
-            value = ndcg_at_10(ranking, query["relevance"])
-            values["all"].append(value)
-            values[query["category"]].append(value)
-        result[name] = {cat: sum(v) / len(v) for cat, v in values.items()}
-    return result
+
+    def ranked(query: Mapping[str, Any], extra: Mapping[str, Sequence[str]]) -> list[str]:
+        weights = table[query["route"]]
+        lexical = [(query["lists"]["doc"], weights.bm25), (query["lists"]["passage"], weights.bm25)]
+        return fuse(lexical + variant(query["lists"], extra, weights.dense, query["route"]), k=settings.retrieval.rrf_k)
+
+    return {name: category_means((query["category"], ndcg_at_10(ranked(query, extra), query["relevance"]))
+                                 for query, extra in zip(queries, dense[name], strict=True))
+            for name, queries in runs.items()}
 
 
 def platform_dense(lists: Mapping[str, Sequence[str]], _extra: Mapping[str, Sequence[str]], weight: float,

@@ -20,7 +20,7 @@ import argparse
 import json
 import math
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -104,17 +104,20 @@ def per_query(queries: Sequence[Mapping[str, Any]], ranker: Ranker) -> list[floa
     return [ndcg_at_10(ranker(query["lists"], query["route"]), query["relevance"]) for query in queries]
 
 
+def category_means(scored: Iterable[tuple[str, float]]) -> dict[str, float]:
+    """The mean of (category, nDCG@10) pairs overall ("all") and per category (what table_row reads)."""
+    values: dict[str, list[float]] = defaultdict(list)
+    for category, value in scored:
+        values["all"].append(value)
+        values[category].append(value)
+    return {category: sum(v) / len(v) for category, v in values.items()}
+
+
 def score(runs: Mapping[str, Any], ranker: Ranker) -> dict[str, dict[str, float]]:
     """nDCG@10 per dataset: overall and per category."""
-    result: dict[str, dict[str, float]] = {}
-    for name, queries in runs.items():
-        values: dict[str, list[float]] = defaultdict(list)
-        for query in queries:
-            value = ndcg_at_10(ranker(query["lists"], query["route"]), query["relevance"])
-            values["all"].append(value)
-            values[query["category"]].append(value)
-        result[name] = {cat: sum(v) / len(v) for cat, v in values.items()}
-    return result
+    return {name: category_means(zip((query["category"] for query in queries), per_query(queries, ranker),
+                                     strict=True))
+            for name, queries in runs.items()}
 
 
 def configurations() -> dict[str, Ranker]:

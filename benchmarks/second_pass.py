@@ -19,11 +19,9 @@ dense list exact", not with the recorded HNSW list. Prints measured numbers only
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from statistics import fmean
 from typing import Any
 
 import numpy as np
@@ -36,6 +34,7 @@ from lexical_lists import (
     Ranker,
     arguments,
     cached_runs,
+    category_means,
     command_line,
     ndcg_at_10,
     publish,
@@ -43,6 +42,7 @@ from lexical_lists import (
 )
 
 from search_platform.config import Settings, load_settings
+from search_platform.embeddings.base import Embedder
 from search_platform.evaluation.session import load_eval_dataset
 
 FEEDBACK_DOCUMENTS = (1, 3)  # m: the fused top documents whose centroid is added to the query
@@ -69,8 +69,7 @@ class DenseIndex:
         return [self.doc_ids[row] for row in np.argsort(-best, kind="stable")[:DEPTH]]
 
 
-def dense_index(path: Path, corpus: Path | None, settings: Settings) -> DenseIndex:
-    embedder = cached_embedder(settings)
+def dense_index(path: Path, corpus: Path | None, embedder: Embedder, settings: Settings) -> DenseIndex:
     dataset = load_eval_dataset(path, corpus if path.is_file() else None)[0]
     chunks, vectors = chunk_vectors(dataset, embedder, settings)
     doc_ids = list(dict.fromkeys(chunk.doc_id for chunk in chunks))
@@ -117,10 +116,13 @@ def agreement_pins_first(fuse: Ranker, agreeing: Sequence[str], routes: Sequence
 
 def dense_feedback(fuse: Ranker, *, documents: int, beta: float, centroid: str,
                    routes: Sequence[str]) -> SecondPass:
+    """Off the routes named, the same fusion as exact_dense (the feedback's baseline)."""
+    baseline = exact_dense(fuse)
+
     def ranking(index: DenseIndex, position: int, lists: Lists, route: str) -> list[str]:
-        query = index.queries[position]
         if route not in routes:
-            return fuse({**lists, "dense": index.best_chunk(query)}, route)
+            return baseline(index, position, lists, route)
+        query = index.queries[position]
         top = fuse(lists, route)[:documents]
         feedback = np.mean([index.centroids[centroid][index.rows[doc]] for doc in top], axis=0)
         moved = query + beta * feedback
@@ -153,16 +155,11 @@ def passes(settings: Settings) -> dict[str, SecondPass]:
 
 def score(runs: Mapping[str, Any], indexes: Mapping[str, DenseIndex],
           second_pass: SecondPass) -> dict[str, dict[str, float]]:
-    result: dict[str, dict[str, float]] = {}
-    for name, queries in runs.items():
-        values: dict[str, list[float]] = defaultdict(list)
-        for position, query in enumerate(queries):
-            value = ndcg_at_10(second_pass(indexes[name], position, query["lists"], query["route"]),
-                               query["relevance"])
-            values["all"].append(value)
-            values[query["category"]].append(value)
-        result[name] = {category: fmean(scores) for category, scores in values.items()}
-    return result
+    return {name: category_means(
+                (query["category"], ndcg_at_10(second_pass(indexes[name], position, query["lists"], query["route"]),
+                                               query["relevance"]))
+                for position, query in enumerate(queries))
+            for name, queries in runs.items()}
 
 
 def report(runs: Mapping[str, Any], indexes: Mapping[str, DenseIndex], settings: Settings, command: str) -> str:
@@ -183,7 +180,9 @@ def main() -> None:
     args = arguments(__doc__.split("\n\n")[0])
     settings = load_settings()
     runs = cached_runs(args.runs, lambda: collect(args.dataset, args.corpus, settings))
-    indexes = {name: dense_index(path, args.corpus, settings) for name, path in zip(runs, args.dataset, strict=True)}
+    embedder = cached_embedder(settings)
+    indexes = {name: dense_index(path, args.corpus, embedder, settings)
+               for name, path in zip(runs, args.dataset, strict=True)}
     publish(report(runs, indexes, settings, command_line("second_pass.py", args)), args.out)
 
 
