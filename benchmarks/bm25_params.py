@@ -23,9 +23,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from definitions import dataset_sessions, rerecorded, rerecorded_main, settings_hybrid, systems
+from definitions import dataset_sessions, rerecorded, rerecorded_main, systems, variants_table
 from elasticsearch import Elasticsearch
-from lexical_lists import score, single, table_row
 
 from search_platform.backends.elasticsearch.client import build_admin_client
 from search_platform.backends.elasticsearch.mappings import SIMILARITY
@@ -78,21 +77,12 @@ def collect(datasets: Sequence[Path], corpus: Path | None, settings: Settings,
 
 
 def report(runs: Mapping[str, Any], settings: Settings, command: str) -> str:
-    hybrid = settings_hybrid(settings)
-    names = list(next(iter(runs.values())))
     es = settings.elasticsearch
     lines = ["# BM25 parameters for whole pages and passages (nDCG@10)", "", f"Command: `{command}`  ",
              f"Defaults: k1={es.bm25_k1:g} b={es.bm25_b:g}; hybrid = the routed weighted RRF of the settings over "
              "document BM25, passage BM25, dense, lead passage and definitions (dense lists recorded once)", "",
-             "| k1, b | list | macro | macro exact_match | macro conceptual | macro mixed | "
-             + " | ".join(f"{n} all/exact" for n in names) + " |", "|---|---|---|---|---|---|" + "---|" * len(names)]
-    for label, by_dataset in runs.items():
-        for list_label, ranker in (("hybrid", hybrid), ("doc alone", single("doc")),
-                                   ("passage alone", single("passage"))):
-            row = table_row(list_label, score(by_dataset, ranker), details=("exact_match",), digits=4)
-            lines.append(f"| {label} {row}")
+             *variants_table(runs, settings, "k1, b")]
     return "\n".join(lines) + "\n"
-
 
 if __name__ == "__main__":
     rerecorded_main("bm25_params.py", __doc__.split("\n\n")[0], collect, report)

@@ -157,6 +157,21 @@ def report(runs: Mapping[str, Any], settings: Settings, command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def variants_table(runs: Mapping[str, Any], settings: Settings, first_column: str) -> list[str]:
+    """The table of a benchmark that re-records the lexical lists under variants of a setting (`runs`: variant
+    label -> dataset -> rankings): per variant, the settings' hybrid, document BM25 alone and passage BM25 alone."""
+    hybrid = settings_hybrid(settings)
+    names = list(next(iter(runs.values())))
+    lines = [f"| {first_column} | list | macro | macro exact_match | macro conceptual | macro mixed | "
+             + " | ".join(f"{n} all/exact" for n in names) + " |", "|---|---|---|---|---|---|" + "---|" * len(names)]
+    for label, by_dataset in runs.items():
+        for list_label, ranker in (("hybrid", hybrid), ("doc alone", single("doc")),
+                                   ("passage alone", single("passage"))):
+            row = table_row(list_label, score(by_dataset, ranker), details=("exact_match",), digits=4)
+            lines.append(f"| {label} {row}")
+    return lines
+
+
 Rerecord = Callable[[Sequence[Path], Path | None, Settings, Mapping[str, Any]], dict[str, Any]]
 Report = Callable[[Mapping[str, Any], Settings, str], str]
 
