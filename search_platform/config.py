@@ -75,9 +75,10 @@ class RedisSettings(BaseModel):
 
     url: str = "redis://127.0.0.1:6379/0"
     job_ttl_s: Annotated[int, Field(ge=60)] = 7 * 24 * 3600
-    # a task taken but not acked (its worker died) goes back to the queue after this long; it must outlast
-    # the longest retry countdown and a batch's time limit, or a waiting or running batch would be delivered twice.
-    # With the defaults a batch of a SIGKILLed worker is redelivered within 240 s + one sweep (<= 10 s).
+    # a task taken but not acked (its worker died) goes back to the queue after this long; a running batch renews
+    # its lease (workers/lease.py), so only a dead worker's batch expires. It must outlast the longest retry
+    # countdown (a retry waits in its worker unacked, unrenewed). With the defaults a batch of a SIGKILLed worker is
+    # redelivered within 240 s + one sweep (<= 10 s).
     visibility_timeout_s: Annotated[int, Field(ge=1)] = 240
 
 
@@ -110,6 +111,15 @@ class EmbeddingSettings(BaseModel):
     # re-indexing, evaluation); about 1.5 KB per 384-dim chunk; None: off
     passage_cache_dir: Path | None = Field(
         default_factory=lambda: Path.home() / ".cache" / "search-platform" / "vectors")
+    # backend=fake only: seconds each call to embed passages sleeps, so tests can run a batch slower than the
+    # visibility timeout without a model
+    fake_delay_s: Annotated[float, Field(ge=0)] = 0.0
+
+    @model_validator(mode="after")
+    def _delay_only_when_fake(self) -> EmbeddingSettings:
+        if self.fake_delay_s and self.backend != "fake":
+            raise ValueError("embedding.fake_delay_s is for the fake backend only (SP_EMBEDDING__BACKEND=fake)")
+        return self
 
 
 class ChunkingSettings(BaseModel):
@@ -444,9 +454,6 @@ class Settings(BaseSettings):
         if self.redis.visibility_timeout_s <= self.ingestion.task_backoff_max_s:
             raise ValueError("redis.visibility_timeout_s must exceed ingestion.task_backoff_max_s, or a retry "
                              "waiting for its countdown is redelivered to a second worker")
-        if self.redis.visibility_timeout_s <= self.ingestion.task_time_limit_s:  # 0 (no limit) always passes
-            raise ValueError("redis.visibility_timeout_s must exceed ingestion.task_time_limit_s, or a batch still "
-                             "running is redelivered to a second worker")
         return self
 
     @model_validator(mode="after")

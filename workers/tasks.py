@@ -22,6 +22,7 @@ from search_platform.ingestion.ingest_metrics import IngestCounters
 from search_platform.ingestion.jobs import Enqueue, JobStore
 from search_platform.ingestion.lifecycle import Tombstones, ingest_unless_deleted
 from search_platform.ingestion.queue import INGEST_TASK, enqueue_batch
+from workers.lease import delivery_lease
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,11 @@ class WorkerResources:
     def redis(self) -> Redis[bytes]:
         """The job store's Redis."""
         return Redis.from_url(self._settings.redis.url)
+
+    @cached_property
+    def lease_redis(self) -> Redis[bytes]:
+        """The broker's Redis for lease renewals, with timeouts: a renewal must never hang its thread."""
+        return Redis.from_url(self._settings.redis.url, socket_timeout=5, socket_connect_timeout=5)
 
     @cached_property
     def store(self) -> JobStore:
@@ -107,7 +113,14 @@ def register_tasks(app: Celery) -> None:
         retry_jitter=True,
     )
     def ingest_batch(self: Task, job_id: str, batch_number: int) -> dict[str, int]:
-        """Ingest one stored batch of a job and record the outcome per document."""
+        """Ingest one stored batch of a job and record the outcome per document, renewing the delivery's lease
+        while it runs (a batch longer than the visibility timeout is not delivered a second time)."""
+        delivery_tag = (self.request.properties or {}).get("delivery_tag")
+        with delivery_lease(resources.lease_redis, delivery_tag,
+                            visibility_timeout_s=settings.redis.visibility_timeout_s):
+            return ingest(self, job_id, batch_number)
+
+    def ingest(self: Task, job_id: str, batch_number: int) -> dict[str, int]:
         store = resources.store
         store.start_batch(job_id, batch_number)
         index, documents = store.load_batch(job_id, batch_number)

@@ -14,7 +14,7 @@ def build_embedder(settings: EmbeddingSettings) -> Embedder:
     if settings.backend == "fake":
         from search_platform.embeddings.fake import FakeEmbedder
 
-        return FakeEmbedder()
+        return FakeEmbedder(delay_s=settings.fake_delay_s)
     spec = get_model(settings.model)
     path = model_directory(settings.model, model_path=settings.model_path, cache_dir=settings.model_cache_dir)
     inner: Embedder

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import time
 from collections.abc import Sequence
 
 _WORD = re.compile(r"\w+")
@@ -13,8 +14,9 @@ _WORD = re.compile(r"\w+")
 class FakeEmbedder:
     """Hashes each word into a bucket; texts sharing words get similar vectors."""
 
-    def __init__(self, dims: int = 32) -> None:
+    def __init__(self, dims: int = 32, *, delay_s: float = 0.0) -> None:
         self._dims = dims
+        self._delay_s = delay_s  # each embed_documents call sleeps this long: a slow model, for delivery tests
 
     @property
     def dims(self) -> int:
@@ -23,6 +25,8 @@ class FakeEmbedder:
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         """Embed passages."""
+        if self._delay_s:
+            time.sleep(self._delay_s)
         return [self.embed_query(text) for text in texts]
 
     def embed_query(self, text: str) -> list[float]:

@@ -14,6 +14,7 @@ BACKEND_RETRIES = 20
 REDIS_SOCKET_TIMEOUT_S = 10.0
 RESTORE_SWEEP_MAX_S = 10
 DEFAULT_MUTEX_EXPIRE_S = 300
+UNACKED_INDEX_KEY = "unacked_index"  # kombu's sorted set of taken, unacked deliveries (renewed by workers/lease.py)
 
 
 def create_celery(settings: Settings) -> Celery:
@@ -29,7 +30,8 @@ def create_celery(settings: Settings) -> Celery:
         # redelivered once Redis is back (instead of a retry that cannot be published to a Redis that is down)
         worker_cancel_long_running_tasks_on_connection_loss=True,
         worker_prefetch_multiplier=1,
-        # a batch is stopped (and fails, resumable) before its visibility timeout would hand it to a second worker
+        # optional hard limit: a batch running longer is stopped and fails, resumable (its lease keeps it from a
+        # second worker until then)
         task_time_limit=settings.ingestion.task_time_limit_s or None,
         worker_concurrency=settings.ingestion.worker_concurrency,
         task_serializer="json",
@@ -52,11 +54,12 @@ def create_celery(settings: Settings) -> Celery:
     return app
 
 
-def broker_transport_options(visibility_timeout_s: int) -> dict[str, int]:
+def broker_transport_options(visibility_timeout_s: int) -> dict[str, int | str]:
     """Redis transport options: the visibility timeout, and sweeps for expired unacked tasks often enough that a
     dead worker's task comes back soon after it (kombu's default sweep runs only every ~100 s)."""
     return {
         "visibility_timeout": visibility_timeout_s,
+        "unacked_index_key": UNACKED_INDEX_KEY,
         "unacked_restore_interval": max(1, min(RESTORE_SWEEP_MAX_S, visibility_timeout_s // 6)),
         "unacked_restore_throttle": 1,
         # the sweep's lock; a sweep cut short by a Redis restart leaves it held until it expires (default 300 s)

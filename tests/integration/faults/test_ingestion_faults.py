@@ -76,6 +76,29 @@ def test_worker_sigkilled_mid_job_is_redelivered_and_counted_once(fault_api, fau
           f"{status.batches_total} batches")
 
 
+SLOW_EMBED_S = VISIBILITY_TIMEOUT_S * 1.5  # one batch's encoding outlasts the visibility timeout
+
+
+def test_a_batch_longer_than_the_visibility_timeout_is_delivered_once(fault_api, fault_headers, fault_index,
+                                                                      fault_es, job_store, start_workers,
+                                                                      fault_settings):
+    # two idle-ready workers: without the lease, the second would take the expired delivery while the first runs
+    start_workers("slow-1", "slow-2", SP_EMBEDDING__FAKE_DELAY_S=str(SLOW_EMBED_S))
+    documents = make_documents(2)  # one batch (two documents a batch on the fault stack)
+    expected = expected_chunk_ids(documents, fault_settings)
+    started = time.monotonic()
+    job_id = submit(fault_api, fault_headers, documents, fault_index).json()["job_id"]
+    status = wait_until(job_store, job_id, finished, poll_s=0.5)
+    took_s = time.monotonic() - started
+    _assert_done(status, documents, expected)
+    assert took_s > VISIBILITY_TIMEOUT_S  # the batch did outlast the timeout
+    deliveries = job_store.deliveries_by_batch(job_id)
+    assert status.batches_total == 1 and list(deliveries.values()) == [1], deliveries  # never handed on
+    assert_exactly(fault_es, fault_index, expected)
+    print(f"\nslow batch: done in {took_s:.1f}s against a visibility timeout of {VISIBILITY_TIMEOUT_S}s, "
+          f"{status.deliveries} delivery")
+
+
 def _in_the_middle(status) -> bool:
     return 2 <= status.batches_done <= status.batches_total - 5
 
