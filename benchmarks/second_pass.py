@@ -142,6 +142,10 @@ def passes(settings: Settings) -> dict[str, SecondPass]:
             fuse, ("doc", "passage", "dense"), ("lexical",)),
         "lexical and mixed routes: document and passage BM25 agree": agreement_pins_first(
             fuse, ("doc", "passage"), ("lexical", "mixed")),
+        "lexical route: document BM25 and definitions agree": agreement_pins_first(
+            fuse, ("doc", "definitions"), ("lexical",)),
+        "lexical and mixed routes: document BM25 and definitions agree": agreement_pins_first(
+            fuse, ("doc", "definitions"), ("lexical", "mixed")),
         "default, dense list exact (numpy): the feedback's baseline": exact_dense(fuse),
     }
     for label, routes in FEEDBACK_ROUTES.items():
