@@ -21,7 +21,7 @@ from search_platform.ingestion.bulk_mode import BulkMode
 from search_platform.ingestion.ingest_metrics import IngestCounters
 from search_platform.ingestion.jobs import Enqueue, JobStore
 from search_platform.ingestion.lifecycle import Tombstones, ingest_unless_deleted
-from search_platform.ingestion.queue import INGEST_TASK, enqueue_batch
+from search_platform.ingestion.queue import INGEST_TASK, REDIS_SOCKET_TIMEOUT_S, enqueue_batch
 from workers.lease import delivery_lease
 
 log = logging.getLogger(__name__)
@@ -46,13 +46,10 @@ class WorkerResources:
 
     @cached_property
     def redis(self) -> Redis[bytes]:
-        """The job store's Redis."""
-        return Redis.from_url(self._settings.redis.url)
-
-    @cached_property
-    def lease_redis(self) -> Redis[bytes]:
-        """The broker's Redis for lease renewals, with timeouts: a renewal must never hang its thread."""
-        return Redis.from_url(self._settings.redis.url, socket_timeout=5, socket_connect_timeout=5)
+        """The job store's Redis, which is also the broker's (lease renewals); a call that outlasts the timeout
+        raises a transient error instead of holding the batch."""
+        return Redis.from_url(self._settings.redis.url, socket_timeout=REDIS_SOCKET_TIMEOUT_S,
+                              socket_connect_timeout=REDIS_SOCKET_TIMEOUT_S)
 
     @cached_property
     def store(self) -> JobStore:
@@ -116,7 +113,7 @@ def register_tasks(app: Celery) -> None:
         """Ingest one stored batch of a job and record the outcome per document, renewing the delivery's lease
         while it runs (a batch longer than the visibility timeout is not delivered a second time)."""
         delivery_tag = (self.request.properties or {}).get("delivery_tag")
-        with delivery_lease(resources.lease_redis, delivery_tag,
+        with delivery_lease(resources.redis, delivery_tag,
                             visibility_timeout_s=settings.redis.visibility_timeout_s):
             return ingest(self, job_id, batch_number)
 
