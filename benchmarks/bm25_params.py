@@ -84,5 +84,6 @@ def report(runs: Mapping[str, Any], settings: Settings, command: str) -> str:
              *variants_table(runs, settings, "k1, b")]
     return "\n".join(lines) + "\n"
 
+
 if __name__ == "__main__":
     rerecorded_main("bm25_params.py", __doc__.split("\n\n")[0], collect, report)

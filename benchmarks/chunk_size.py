@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from lexical_lists import CATEGORIES, publish, table_row
+from lexical_lists import CATEGORIES, publish, table_header, table_row
 
 from search_platform.cli.evaluate import EvalOptions, run_eval
 from search_platform.config import Settings, load_settings
@@ -90,9 +90,7 @@ def main() -> None:
     lines = ["# Chunk size (nDCG@10 of default hybrid)", "",
              f"Command: `python benchmarks/chunk_size.py {' '.join(sys.argv[1:])}`  ",
              "Each dataset: all / exact_match / conceptual / mixed", "",
-             "| max_tokens | macro | " + " | ".join(f"macro {c}" for c in CATEGORIES) + " | "
-             + " | ".join(names) + " |",
-             "|---|---|" + "---|" * (len(CATEGORIES) + len(names))]
+             *table_header(("max_tokens",), names, "")]
     lines += [table_row(str(size), result, details=CATEGORIES, digits=4) for size, result in results.items()]
     publish("\n".join(lines) + "\n", args.out)
 

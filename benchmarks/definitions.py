@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from lexical_lists import (
-    CATEGORIES,
     DEPTH,
     Ranker,
     arguments,
@@ -34,6 +33,7 @@ from lexical_lists import (
     publish,
     score,
     single,
+    table_header,
     table_row,
     weighted_rrf,
 )
@@ -149,9 +149,7 @@ def report(runs: Mapping[str, Any], settings: Settings, command: str) -> str:
              f"Command: `{command}`  ", "Datasets (queries): "
              + ", ".join(f"{name} ({len(runs[name])})" for name in names) + f"  \nRRF k={settings.retrieval.rrf_k}; "
              "route weights (bm25 / dense / dense_lead) from the settings; each dataset: all / exact_match / mixed",
-             "", "| configuration | macro | " + " | ".join(f"macro {c}" for c in CATEGORIES) + " | "
-             + " | ".join(f"{n} all/exact/mixed" for n in names) + " |",
-             "|---|---|" + "---|" * (len(CATEGORIES) + len(names))]
+             "", *table_header(("configuration",), names, "all/exact/mixed")]
     for label, ranker in configurations(settings).items():
         lines.append(table_row(label, score(runs, ranker), details=("exact_match", "mixed"), digits=4))
     return "\n".join(lines) + "\n"
@@ -162,8 +160,7 @@ def variants_table(runs: Mapping[str, Any], settings: Settings, first_column: st
     label -> dataset -> rankings): per variant, the settings' hybrid, document BM25 alone and passage BM25 alone."""
     hybrid = settings_hybrid(settings)
     names = list(next(iter(runs.values())))
-    lines = [f"| {first_column} | list | macro | macro exact_match | macro conceptual | macro mixed | "
-             + " | ".join(f"{n} all/exact" for n in names) + " |", "|---|---|---|---|---|---|" + "---|" * len(names)]
+    lines = table_header((first_column, "list"), names, "all/exact")
     for label, by_dataset in runs.items():
         for list_label, ranker in (("hybrid", hybrid), ("doc alone", single("doc")),
                                    ("passage alone", single("passage"))):

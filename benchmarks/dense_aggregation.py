@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from lexical_lists import CATEGORIES, DEPTH, category_means, collect, ndcg_at_10, table_row
+from lexical_lists import DEPTH, category_means, collect, ndcg_at_10, table_header, table_row
 
 from search_platform.config import Settings, load_settings
 from search_platform.domain.models import Chunk
@@ -181,9 +181,7 @@ def report(runs: Mapping[str, Any], dense: Mapping[str, Any], settings: Settings
              f"Command: `{command}`  ", "Fusion: routed weighted RRF k="
              f"{settings.retrieval.rrf_k} with document BM25 and passage BM25 (the defaults).  ",
              "Datasets (queries): " + ", ".join(f"{name} ({len(runs[name])})" for name in names), "",
-             "| dense list(s) | macro | " + " | ".join(f"macro {c}" for c in CATEGORIES) + " | "
-             + " | ".join(f"{n} all/concept" for n in names) + " |",
-             "|---|---|" + "---|" * (len(CATEGORIES) + len(names))]
+             *table_header(("dense list(s)",), names, "all/concept")]
     lines += [table_row(label, evaluate(runs, dense, settings, variant), details=("conceptual",), digits=4)
               for label, variant in variants().items()]
     return "\n".join(lines) + "\n"

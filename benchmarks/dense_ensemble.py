@@ -23,7 +23,6 @@ from typing import Any
 from definitions import collect, list_weights, settings_hybrid
 from dense_aggregation import cached_embedder
 from lexical_lists import (
-    CATEGORIES,
     Lists,
     Ranker,
     arguments,
@@ -31,6 +30,7 @@ from lexical_lists import (
     command_line,
     publish,
     score,
+    table_header,
     table_row,
     weighted_rrf,
 )
@@ -86,9 +86,7 @@ def report(runs: Mapping[str, Any], settings: Settings, command: str) -> str:
              f"Fusion: the settings' routed weighted RRF, k={settings.retrieval.rrf_k}, over the five recorded lists "
              f"and {SECOND_MODEL}'s best-chunk list.  ",
              "Datasets (queries): " + ", ".join(f"{name} ({len(runs[name])})" for name in names), "",
-             "| fusion | macro | " + " | ".join(f"macro {c}" for c in CATEGORIES) + " | "
-             + " | ".join(f"{n} all/exact/concept" for n in names) + " |",
-             "|---|---|" + "---|" * (len(CATEGORIES) + len(names))]
+             *table_header(("fusion",), names, "all/exact/concept")]
     configs: dict[str, Ranker] = {"default (five recorded lists)": settings_hybrid(settings),
                                   f"{SECOND_MODEL} list alone": lambda lists, _route: list(lists[SECOND])}
     for label, routes in ROUTES.items():

@@ -59,5 +59,6 @@ def report(runs: Mapping[str, Any], settings: Settings, command: str) -> str:
              "passage and definitions (dense lists recorded once)", "", *variants_table(runs, settings, "variant")]
     return "\n".join(lines) + "\n"
 
+
 if __name__ == "__main__":
     rerecorded_main("field_weights.py", __doc__.split("\n\n")[0], collect, report)

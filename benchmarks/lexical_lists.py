@@ -150,12 +150,18 @@ def report(runs: Mapping[str, Any], command: str) -> str:
     lines = ["# Lexical lists for document results: document BM25, passage BM25, or both (nDCG@10)", "",
              f"Command: `{command}`  ", "Datasets (queries): "
              + ", ".join(f"{name} ({len(runs[name])})" for name in names), "",
-             "| configuration | macro | " + " | ".join(f"macro {c}" for c in CATEGORIES) + " | "
-             + " | ".join(f"{n} all/exact" for n in names) + " |",
-             "|---|---|" + "---|" * (len(CATEGORIES) + len(names))]
+             *table_header(("configuration",), names, "all/exact")]
     lines += [table_row(label, score(runs, ranker), details=("exact_match",))
               for label, ranker in configurations().items()]
     return "\n".join(lines) + "\n"
+
+
+def table_header(labels: Sequence[str], names: Sequence[str], columns: str) -> list[str]:
+    """The header and separator lines of a table of table_row rows: the label columns, the macro and each category's
+    macro, then one column per dataset named `<dataset> <columns>` (just the dataset when columns is empty)."""
+    cells = [*labels, "macro", *(f"macro {c}" for c in CATEGORIES),
+             *(f"{name} {columns}" if columns else name for name in names)]
+    return ["| " + " | ".join(cells) + " |", "|" + "---|" * len(cells)]
 
 
 def table_row(label: str, scores: Mapping[str, Mapping[str, float]], *, details: Sequence[str],

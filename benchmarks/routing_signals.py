@@ -22,7 +22,17 @@ from pathlib import Path
 from typing import Any
 
 from definitions import settings_hybrid
-from lexical_lists import CATEGORIES, arguments, cached_runs, command_line, per_query, publish, score, table_row
+from lexical_lists import (
+    CATEGORIES,
+    arguments,
+    cached_runs,
+    command_line,
+    per_query,
+    publish,
+    score,
+    table_header,
+    table_row,
+)
 
 from search_platform.config import load_settings
 from search_platform.evaluation.bootstrap import paired_bootstrap
@@ -54,9 +64,7 @@ def main() -> None:
              f"Command: `{command_line('routing_signals.py', args)}`  ",
              f"Routed weighted RRF of the settings (k={settings.retrieval.rrf_k}); each dataset: all / exact_match / "
              "conceptual / mixed", "",
-             "| routes | macro | " + " | ".join(f"macro {c}" for c in CATEGORIES) + " | "
-             + " | ".join(f"{n} all/exact/conceptual/mixed" for n in names) + " |",
-             "|---|---|" + "---|" * (len(CATEGORIES) + len(names)),
+             *table_header(("routes",), names, "all/exact/conceptual/mixed"),
              table_row("as recorded", score(runs, fuse), details=CATEGORIES, digits=4),
              table_row("today's router", score(today, fuse), details=CATEGORIES, digits=4),
              "", "Queries whose route changed (category: recorded -> today):", ""]

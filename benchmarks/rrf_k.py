@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from definitions import recorded_main, settings_hybrid
-from lexical_lists import CATEGORIES, per_query, score, table_row
+from lexical_lists import CATEGORIES, per_query, score, table_header, table_row
 
 from search_platform.config import Settings
 from search_platform.evaluation.bootstrap import paired_bootstrap
@@ -33,9 +33,7 @@ def report(runs: Mapping[str, Any], settings: Settings, command: str) -> str:
     lines = ["# The RRF constant of routed fusion (nDCG@10)", "", f"Command: `{command}`  ",
              f"Default: rrf_k={settings.retrieval.rrf_k}; route and list weights from the settings; each dataset: "
              "all / exact_match / conceptual / mixed", "",
-             "| k | macro | " + " | ".join(f"macro {c}" for c in CATEGORIES) + " | "
-             + " | ".join(f"{n} all/exact/conceptual/mixed" for n in names) + " |",
-             "|---|---|" + "---|" * (len(CATEGORIES) + len(names))]
+             *table_header(("k",), names, "all/exact/conceptual/mixed")]
     lines += [table_row(f"k={k}", score(runs, settings_hybrid(settings, k)), details=CATEGORIES, digits=4) for k in KS]
     lines += ["", f"Difference from k={BASELINE_K} per dataset, all queries (paired bootstrap, 95% CI):", "",
               "| k | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]

@@ -28,7 +28,6 @@ import numpy as np
 from definitions import collect, settings_hybrid
 from dense_aggregation import cached_embedder, chunk_vectors, unit_query
 from lexical_lists import (
-    CATEGORIES,
     DEPTH,
     Lists,
     Ranker,
@@ -38,6 +37,7 @@ from lexical_lists import (
     command_line,
     ndcg_at_10,
     publish,
+    table_header,
     table_row,
 )
 
@@ -172,9 +172,7 @@ def report(runs: Mapping[str, Any], indexes: Mapping[str, DenseIndex], settings:
              f"Command: `{command}`  ", f"Fusion: the settings' routed weighted RRF, k={settings.retrieval.rrf_k}, "
              "over the five recorded lists.  ",
              "Datasets (queries): " + ", ".join(f"{name} ({len(runs[name])})" for name in names), "",
-             "| second pass | macro | " + " | ".join(f"macro {c}" for c in CATEGORIES) + " | "
-             + " | ".join(f"{n} all/exact/concept" for n in names) + " |",
-             "|---|---|" + "---|" * (len(CATEGORIES) + len(names))]
+             *table_header(("second pass",), names, "all/exact/concept")]
     lines += [table_row(label, score(runs, indexes, second_pass), details=("exact_match", "conceptual"), digits=4)
               for label, second_pass in passes(settings).items()]
     return "\n".join(lines) + "\n"
