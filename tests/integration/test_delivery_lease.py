@@ -4,6 +4,7 @@ than the visibility timeout runs once through real workers: tests/integration/fa
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -58,6 +59,8 @@ def test_the_lease_renews_while_its_block_runs_and_stops_after(redis, index_key)
     assert redis.zscore(index_key, "tag") == after  # stopped with the block
 
 
-def test_no_delivery_tag_means_no_lease(redis):
-    with delivery_lease(redis, None, visibility_timeout_s=0.1):
-        pass  # no thread, nothing written
+def test_no_delivery_tag_means_no_lease(redis, index_key):
+    with delivery_lease(redis, None, visibility_timeout_s=0.1, key=index_key):
+        assert not [thread for thread in threading.enumerate() if thread.name.startswith("lease-")]
+        time.sleep(0.1)  # a renewal thread would have written by now
+    assert not redis.exists(index_key)
