@@ -182,13 +182,20 @@ def cached_chunks(dataset: Path, corpus: Sequence[Document], model: EmbeddingMod
 
 def measure(dataset: EvalDataset, chunks: tuple[list[str], list[str]], model: EmbeddingModelName,
             args: argparse.Namespace, capped: bool) -> ModelResult:
-    """Encode and rank one dataset's chunks with one model."""
+    """Encode and rank one dataset's chunks with one registered model."""
     settings = EmbeddingSettings(model=model, backend=args.backend, batch_size=args.batch_size)
     bare = build_embedder(settings)
-    cached = with_passage_cache(bare, settings)
+    return measure_embedder(dataset, chunks, model, args.backend, bare, with_passage_cache(bare, settings), args,
+                            capped)
+
+
+def measure_embedder(dataset: EvalDataset, chunks: tuple[list[str], list[str]], model: str, backend: str,
+                     bare: Embedder, passages: Embedder, args: argparse.Namespace, capped: bool) -> ModelResult:
+    """Encode and rank one dataset's chunks: corpus vectors from passages (which may read a cache), queries, speed
+    and latency from the bare encoder."""
     chunk_docs, texts = chunks
     started = time.perf_counter()
-    chunk_vectors = unit_rows(cached.embed_documents(texts))
+    chunk_vectors = unit_rows(passages.embed_documents(texts))
     print(f"  {model}: {len(texts)} chunks encoded (or read from cache) in {time.perf_counter() - started:.0f} s")
     query_vectors = unit_rows([bare.embed_query(query.text) for query in dataset.queries])
     rankings = rank_documents(query_vectors, chunk_vectors, chunk_docs)
@@ -199,7 +206,7 @@ def measure(dataset: EvalDataset, chunks: tuple[list[str], list[str]], model: Em
     latency = query_latency_ms(bare, dataset.queries, args.latency_sample)
     cap = ", ".join(f"{name} {value}" for name, value in (("queries", args.max_queries), ("docs", args.max_docs),
                                                           ("chunks/doc", args.chunks_per_doc)) if value)
-    return ModelResult(dataset=dataset.name, model=model, backend=args.backend, documents=len(set(chunk_docs)),
+    return ModelResult(dataset=dataset.name, model=model, backend=backend, documents=len(set(chunk_docs)),
                        queries=len(dataset.queries), chunks=len(texts), ndcg=ndcg, chunks_per_s=rate,
                        query_ms_p50=latency, load_avg=os.getloadavg()[0], capped=capped, cap=cap,
                        chunks_per_cpu_s=cpu_rate)
@@ -260,23 +267,22 @@ def rates_only(texts: Sequence[str], queries: Sequence[EvalQuery], args: argpars
               f" load {os.getloadavg()[0]:.1f}")
 
 
-def main() -> None:
-    """Run the requested models over one dataset and print and store the numbers."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that choose the dataset, its caps, the chunking and the speed samples."""
     parser.add_argument("--dataset", type=Path, required=True, help="BEIR directory or golden-set JSON")
     parser.add_argument("--corpus-dir", type=Path, help="the corpus of a golden-set JSON (e.g. var/demo-corpus)")
-    parser.add_argument("--models", nargs="+", default=sorted(MODELS), choices=sorted(MODELS))
-    parser.add_argument("--backend", default="sentence-transformers", choices=["sentence-transformers", "onnx"])
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--max-queries", type=int, help="cap the queries: a seeded sample, stratified by category")
     parser.add_argument("--max-docs", type=int, help="cap the corpus: every judged document plus a seeded sample")
     parser.add_argument("--chunks-per-doc", type=int, help="cap the chunks: each document's first N only")
     parser.add_argument("--chunk-with", default=DEFAULT_MODEL, choices=sorted(MODELS),
                         help="whose tokenizer sizes the chunks (the same chunks for every model)")
-    parser.add_argument("--rates-only", action="store_true", help="only the encoder cost of each model, no nDCG")
     parser.add_argument("--rate-sample", type=int, default=128, help="chunks encoded fresh to measure chunks/s")
     parser.add_argument("--latency-sample", type=int, default=30, help="queries encoded one by one for latency")
-    args = parser.parse_args()
+
+
+def prepare(args: argparse.Namespace) -> tuple[EvalDataset, tuple[list[str], list[str]], bool]:
+    """The (capped) dataset, its chunks (document ids, embedding texts) and whether anything was capped."""
     full = load_dataset(args.dataset, corpus_dir=args.corpus_dir)
     dataset = cap_queries(full, args.max_queries)
     corpus, capped = cap_corpus(dataset, args.max_docs)
@@ -284,19 +290,35 @@ def main() -> None:
     print(f"{dataset.name}: {len(corpus)} documents{' (capped)' if capped else ''}, {len(dataset.queries)} queries")
     started = time.perf_counter()
     chunks = cached_chunks(args.dataset, corpus, args.chunk_with, per_doc=args.chunks_per_doc)
-    capped = capped or args.chunks_per_doc is not None
     print(f"  {len(chunks[1])} chunks ({args.chunk_with} tokenizer) in {time.perf_counter() - started:.0f} s")
+    return dataset, chunks, capped or args.chunks_per_doc is not None
+
+
+def report(result: ModelResult) -> list[dict[str, Any]]:
+    """Store one result and print it; every stored result."""
+    rows = store(result)
+    print(f"  {result.model}: nDCG@10 " + " ".join(f"{k}={v:.3f}" for k, v in result.ndcg.items())
+          + f"; {result.chunks_per_s:.1f} chunks/s ({result.chunks_per_cpu_s:.1f}/CPU-s);"
+          f" query p50 {result.query_ms_p50:.1f} ms;"
+          f" load {result.load_avg:.1f}")
+    return rows
+
+
+def main() -> None:
+    """Run the requested models over one dataset and print and store the numbers."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_dataset_arguments(parser)
+    parser.add_argument("--models", nargs="+", default=sorted(MODELS), choices=sorted(MODELS))
+    parser.add_argument("--backend", default="sentence-transformers", choices=["sentence-transformers", "onnx"])
+    parser.add_argument("--rates-only", action="store_true", help="only the encoder cost of each model, no nDCG")
+    args = parser.parse_args()
+    dataset, chunks, capped = prepare(args)
     if args.rates_only:
         rates_only(chunks[1], dataset.queries, args)
         return
     rows: list[dict[str, Any]] = []
     for model in args.models:
-        result = measure(dataset, chunks, model, args, capped)
-        rows = store(result)
-        print(f"  {model}: nDCG@10 " + " ".join(f"{k}={v:.3f}" for k, v in result.ndcg.items())
-              + f"; {result.chunks_per_s:.1f} chunks/s ({result.chunks_per_cpu_s:.1f}/CPU-s);"
-              f" query p50 {result.query_ms_p50:.1f} ms;"
-              f" load {result.load_avg:.1f}")
+        rows = report(measure(dataset, chunks, model, args, capped))
     write_report(rows)
     print(render(rows))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -31,6 +31,18 @@ def mean_pool_normalised(token_embeddings: npt.NDArray[np.float32], mask: npt.ND
     return normalised
 
 
+def cls_normalised(token_embeddings: npt.NDArray[np.float32], _mask: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
+    """The first ([CLS]) token's vector scaled to unit length: the pooling BGE models are trained with."""
+    first = token_embeddings[:, 0]
+    normalised: npt.NDArray[np.float32] = (first / np.clip(np.linalg.norm(first, axis=1, keepdims=True), 1e-12, None)
+                                           ).astype(np.float32)
+    return normalised
+
+
+Pooling = Literal["mean", "cls"]
+_POOLERS = {"mean": mean_pool_normalised, "cls": cls_normalised}
+
+
 def load_tokenizers(model_path: Path, max_length: int) -> tuple[Tokenizer, Tokenizer]:
     """The model's tokenizer.json twice: for batches (padded to the longest text, truncated at max_length, as
     sentence-transformers calls it) and bare (no padding, no truncation) for counting tokens."""
@@ -50,9 +62,11 @@ class OnnxEmbedder:
     """Embeds with an ONNX export of the model, run by onnxruntime on the CPU."""
 
     def __init__(self, model_path: Path | None = None, *, cache_dir: Path, quantize: bool = False,
-                 batch_size: int = 32, threads: int | None = None, onnx_file: Path | None = None) -> None:
-        """onnx_file: a graph of the model to run as it is (benchmarks compare quantisation schemes); None: the
-        cache's export of model_path, made first if missing."""
+                 batch_size: int = 32, threads: int | None = None, onnx_file: Path | None = None,
+                 pooling: Pooling = "mean") -> None:
+        """onnx_file: a graph of the model to run as it is (benchmarks compare quantisation schemes, or measure a
+        model shipped as ONNX only); None: the cache's export of model_path, made first if missing. pooling: how
+        token vectors become one vector, as the model was trained (sentence-transformers models: mean)."""
         import onnxruntime as ort
 
         from search_platform.embeddings.registry import packaged_model_path
@@ -67,6 +81,7 @@ class OnnxEmbedder:
         self._max_length = max_seq_length(path)
         self._tokenizer, self._counter = load_tokenizers(path, self._max_length)
         self._batch_size = batch_size
+        self._pool = _POOLERS[pooling]
         self._dims = int(self._session.get_outputs()[0].shape[-1])
 
     @property
@@ -105,4 +120,4 @@ class OnnxEmbedder:
                   "token_type_ids": [e.type_ids for e in encodings]}
         feeds = {name: np.array(arrays[name], dtype=np.int64) for name in self._inputs}
         (token_embeddings,) = self._session.run(None, feeds)
-        return mean_pool_normalised(token_embeddings, np.array(arrays["attention_mask"]))
+        return self._pool(token_embeddings, np.array(arrays["attention_mask"]))

@@ -10,7 +10,7 @@ import pytest
 from search_platform.config import EmbeddingSettings
 from search_platform.embeddings import onnx_export
 from search_platform.embeddings.factory import build_embedder
-from search_platform.embeddings.onnx import OnnxEmbedder, mean_pool_normalised
+from search_platform.embeddings.onnx import OnnxEmbedder, cls_normalised, mean_pool_normalised
 
 MODEL = "all-minilm-l6-v2"  # the model OnnxEmbedder loads when given no path, so every embedder here agrees
 LONG = " ".join(f"Paragraph {i}: the asyncio event loop schedules callbacks, coroutines and tasks." for i in range(60))
@@ -115,11 +115,31 @@ def test_second_construction_reuses_the_cache(fp32: OnnxEmbedder, cache_dir: Pat
     assert not list(cache_dir.glob("*.tmp"))
 
 
+@pytest.mark.slow
+def test_cls_pooling_embedder_returns_the_first_token_vector(fp32: OnnxEmbedder, cache_dir: Path) -> None:
+    """pooling="cls" runs the same graph and keeps the [CLS] position's vector, which is not the mean."""
+    cls = OnnxEmbedder(cache_dir=cache_dir, onnx_file=fp32.onnx_path, pooling="cls")
+    encoding = cls._tokenizer.encode(TEXTS[1])
+    (tokens,) = cls._session.run(None, {"input_ids": np.array([encoding.ids]),
+                                        "attention_mask": np.array([encoding.attention_mask]),
+                                        "token_type_ids": np.array([encoding.type_ids])})
+    expected = tokens[0, 0] / np.linalg.norm(tokens[0, 0])
+    np.testing.assert_allclose(cls.embed_query(TEXTS[1]), expected, atol=1e-5)
+    assert float(np.array(fp32.embed_query(TEXTS[1])) @ expected) < 0.99
+
+
 def test_mean_pooling_ignores_padding_and_normalises() -> None:
     """Padded positions do not move the mean; the result has unit length."""
     tokens = np.array([[[3.0, 0.0], [1.0, 0.0], [100.0, 100.0]]], dtype=np.float32)
     mask = np.array([[1, 1, 0]])
     np.testing.assert_allclose(mean_pool_normalised(tokens, mask), [[1.0, 0.0]])
+
+
+def test_cls_pooling_takes_the_first_token_and_normalises() -> None:
+    """Only the first token counts, whatever the others or the mask; the result has unit length."""
+    tokens = np.array([[[3.0, 4.0], [100.0, 0.0]], [[0.0, 2.0], [0.0, 0.0]]], dtype=np.float32)
+    mask = np.array([[1, 1], [1, 0]])
+    np.testing.assert_allclose(cls_normalised(tokens, mask), [[0.6, 0.8], [0.0, 1.0]])
 
 
 def _fake_model(tmp_path: Path, weights: bytes) -> Path:
