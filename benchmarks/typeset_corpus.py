@@ -3,12 +3,13 @@
     .venv/bin/python benchmarks/typeset_corpus.py --dataset datasets/gnu-info --out var/typeset/gnu-info
     .venv/bin/search-platform eval --dataset var/typeset/gnu-info --modes bm25,semantic,hybrid
 
-Each document's text becomes a small roff page of our own making (a paragraph is `.PP`, an option entry with its
-indented description `.TP`, an indented example `.nf`) and is formatted by `man -l` at MANWIDTH=80 in a UTF-8
-locale, as a terminal shows it: filled and justified lines, indentation, a header and footer, and long words
-hyphenated across line breaks with U+2010. Queries and judgments are copied unchanged. The source is any BEIR set
-(the GNU info manuals' layout maps onto it best); man pages themselves are never read. Prints how many lines end in
-a hyphenated word; needs groff and man-db (Debian `man-db`).
+Each document's text becomes a small roff page of our own making (a paragraph is `.PP`; a table entry, its terms at
+the margin and its description indented, is `.TP`, as man pages set options, environment variables and operands; an
+indented example is `.nf`) and is formatted by `man -l` at MANWIDTH=80 in a UTF-8 locale, as a terminal shows it:
+filled and justified lines, indentation, a header and footer, and long words hyphenated across line breaks with
+U+2010. Queries and judgments are copied unchanged. The source is any BEIR set (the GNU info manuals' layout maps
+onto it best); man pages themselves are never read. Prints how many lines end in a hyphenated word; needs groff and
+man-db (Debian `man-db`).
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 MANWIDTH = "80"
-MAX_TAG_CHARS = 60  # an option entry's tag line (`-s`, `--squeeze-blank`) is short; longer is prose
-_TAG = re.compile(r"^[-'\u2018`\"]\S")
+MAX_TAG_CHARS = 60  # a table entry's term line (`--squeeze-blank`, `BLOCK_SIZE`, `if=FILE`) is short; longer is prose
+_DEFINITION_LABEL = re.compile(r"^ -- [A-Z][A-Za-z ]{0,30}: ")  # Texinfo's definition lines, as info prints them
 _HYPHENATED_LINE_END = re.compile(r"\w\u2010\n")
 
 
@@ -53,9 +54,10 @@ def roff_page(title: str, text: str) -> str:
     out = [f'.TH "{title.replace(chr(34), "")[:40]}" 7 "2026" "dev set" "Typeset dev set"']
     for block in paragraphs(text):
         tags = []
-        for line in block:
-            if line == line.lstrip() and len(line) <= MAX_TAG_CHARS and _TAG.match(line):
-                tags.append(line)
+        for line in block:  # a table entry's terms start at the margin, its description is indented
+            term = _DEFINITION_LABEL.sub("", line)  # ` -- Test: -newer FILE` is the term `-newer FILE`
+            if term == term.lstrip() and len(term) <= MAX_TAG_CHARS:
+                tags.append(term)
             else:
                 break
         body = block[len(tags):]
