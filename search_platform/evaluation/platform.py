@@ -13,10 +13,12 @@ from functools import partial
 from typing import Any
 
 from celery import Celery
+from elasticsearch import Elasticsearch
 from redis import Redis
 
 from search_platform.backends.elasticsearch.client import build_client
-from search_platform.backends.elasticsearch.mappings import MAPPING_VERSION, delete_index, index_body
+from search_platform.backends.elasticsearch.errors import translated_errors
+from search_platform.backends.elasticsearch.mappings import MAPPING_VERSION, delete_index, index_body, is_current
 from search_platform.config import Settings
 from search_platform.domain.errors import SearchPlatformError
 from search_platform.domain.models import Document, GroupBy, SearchMode
@@ -81,7 +83,7 @@ def ensure_evaluation_index(settings: Settings, corpus: Sequence[Document], cele
     es = build_client(settings.elasticsearch)
     try:
         done = redis.get(marker)
-        if done is not None and es.indices.exists_alias(name=alias):
+        if done is not None and _held_at_this_mapping_version(es, alias):
             return EvaluationIndex(alias, reused=True, not_indexed=_refused(done))
         if not celery.control.ping(timeout=2.0):
             raise EvaluationSetupError("no Celery worker answers: start one with `search-platform up --app`")
@@ -100,11 +102,25 @@ def ensure_evaluation_index(settings: Settings, corpus: Sequence[Document], cele
                 f"the worker made {status.chunks_done} chunks of the corpus where this process's settings make "
                 f"{expected}: the worker runs with other settings (chunking, model); restart it with the same "
                 "environment (`search-platform down`, then `search-platform up --app`)")
+        if not _held_at_this_mapping_version(es, alias):
+            delete_index(es, alias=alias)
+            raise EvaluationSetupError(
+                f"the worker indexed the corpus at another mapping version than this process's ({MAPPING_VERSION}): "
+                "it runs other code; restart it (`search-platform down`, then `search-platform up --app`)")
         redis.set(marker, json.dumps({"not_indexed": status.errors}))
         return EvaluationIndex(alias, reused=False, not_indexed=dict(status.errors))
     finally:
         es.close()
         redis.close()
+
+
+def _held_at_this_mapping_version(es: Elasticsearch, alias: str) -> bool:
+    """Whether alias exists and every index behind it has this code's mapping version: the version also names how
+    ingestion derives stored fields (`defines`), so an index that a worker of other code built is not reused."""
+    with translated_errors():
+        if not es.indices.exists_alias(name=alias):
+            return False
+        return all(is_current(index, alias) for index in es.indices.get_alias(name=alias))
 
 
 def _wait_while_a_worker_answers(store: JobStore, job_id: str, celery: Celery) -> JobStatus:

@@ -89,3 +89,40 @@ def test_an_index_whose_chunks_the_worker_made_otherwise_is_refused_and_removed(
         assert not es.indices.exists(index=f"{alias}-*", allow_no_indices=False)
     finally:
         es.close()
+
+
+def test_an_index_of_an_older_mapping_version_is_rebuilt_not_reused(services, worker, tmp_path):
+    """The mapping version also names how ingestion derives stored fields (`defines`): an evaluation index behind the
+    same fingerprint but built at another version (by older code) is ingested anew."""
+    from redis import Redis
+
+    from search_platform.backends.elasticsearch.client import build_client
+    from search_platform.backends.elasticsearch.mappings import MAPPING_VERSION, delete_index, versioned_index_name
+    from search_platform.embeddings.factory import build_embedder
+    from search_platform.evaluation.platform import corpus_fingerprint, ensure_evaluation_index
+    from search_platform.ingestion.pipeline import chunk_document
+    from search_platform.ingestion.queue import create_celery
+
+    corpus = load_dataset(write_beir(tmp_path / "older-version")).corpus
+    assert corpus is not None
+    count_tokens = build_embedder(services.embedding).count_tokens
+    alias = f"sp-eval-{corpus_fingerprint(corpus, services, encoder='older-version')}"
+    older = versioned_index_name(alias, MAPPING_VERSION - 1)
+    es = build_client(services.elasticsearch)
+    redis: Redis[bytes] = Redis.from_url(services.redis.url)
+    try:
+        es.indices.create(index=older, aliases={alias: {}})
+        redis.set(f"sp:eval:{alias}", json.dumps({"not_indexed": {}}))  # as if an earlier run had finished it
+
+        index = ensure_evaluation_index(services, corpus, create_celery(services), encoder="older-version",
+                                        count_chunks=lambda document: len(chunk_document(
+                                            document, chunking=services.chunking, count_tokens=count_tokens)))
+
+        assert not index.reused
+        assert list(es.indices.get_alias(name=alias)) == [versioned_index_name(alias)]
+        assert not es.indices.exists(index=older)
+    finally:
+        delete_index(es, alias=alias)
+        redis.delete(f"sp:eval:{alias}")
+        es.close()
+        redis.close()
