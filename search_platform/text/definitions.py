@@ -6,8 +6,9 @@ Reference pages define a name where a line starts with it: an option list (`-s, 
 names are the words of each line's head (the line up to its first bracket, `=`, `: ` or wide gap) when that head is
 at most MAX_HEAD_WORDS words; a longer head is prose. A line whose head is nothing but options and their arguments
 (`-m <msg>, --message=<msg>`, `-I[PATTERN], --ignore[=PATTERN]`, `--[no-]verify`) defines every option in it, the
-ones after a bracket too, and `--[no-]name` both `--name` and `--no-name`. The `definitions` leg ranks the documents
-that define one of the query's names (benchmarks/reports/definitions.md).
+ones after a bracket too, and `--[no-]name` both `--name` and `--no-name`. In justified text (man(1)'s) a full
+line's wide gaps are the formatter's, not a term's (benchmarks/reports/typeset.md). The `definitions` leg ranks the
+documents that define one of the query's names (benchmarks/reports/definitions.md).
 """
 
 from __future__ import annotations
@@ -20,8 +21,11 @@ MAX_HEAD_WORDS = 4  # `pub const unsafe fn name` still counts; a sentence does n
 MIN_NAME_CHARS = 2  # a capital `I` or `A` starting a question is no name
 MAX_NAME_CHARS = 255  # a keyword longer than this is not kept by the index (ignore_above)
 MIN_COLUMN_LINES = 2  # lines that start at a column before it counts as one of the text's indentations
+MIN_MARGIN_LINES = 3  # lines that end at one column before it counts as the right margin of justified text
+MIN_MARGIN_COLUMN = 60  # a justified page is wider than this (man(1) prints 80 columns); a table row is no margin
 
 _HEAD_END = re.compile(r"[(<=\[{]|\s{2,}|:\s|$")
+_WIDE_GAP = re.compile(r" {2,}")
 _QUOTES = "\u2018\u2019'\"`"  # the curly quotes GNU info writes around a name, and the plain ones
 _LEADING_MARKS = re.compile(rf"^[\s{_QUOTES}\u2022*\u00b7>]+")  # indentation, quotes, bullets
 _DEFINITION_LABEL = re.compile(r"^-- [A-Z][A-Za-z ]{0,30}: ")  # Texinfo's ` -- Variable: NAME`, ` -- Action: -print0`
@@ -41,7 +45,7 @@ def defined_names(text: str) -> list[str]:
     """The names the text defines: every name-shaped word of a short line head, lowercase, sorted, each once."""
     names: set[str] = set()
     lines = text.split("\n")
-    for raw_line in _with_hanging_gaps_widened(lines):
+    for raw_line in _with_hanging_gaps_widened(_with_justified_gaps_closed(lines)):
         line = _DEFINITION_LABEL.sub("", _LEADING_MARKS.sub("", raw_line))
         names.update(name for name in _listed_options(line) if len(name) <= MAX_NAME_CHARS)
         match = _HEAD_END.search(line)
@@ -50,6 +54,38 @@ def defined_names(text: str) -> list[str]:
             continue
         names.update(word.lower() for word in words if _NAME.fullmatch(word) and len(word) <= MAX_NAME_CHARS)
     return sorted(names)
+
+
+def _with_justified_gaps_closed(lines: list[str]) -> list[str]:
+    """The lines, each line that ends at the text's right margin with its wide gaps narrowed to one space: a
+    formatter that justifies (man(1) does) widens the gaps of a full line, so `-execdir  runs programs in the same`
+    is a sentence, not a term and its description. A gap stays where the text after it starts at the next line's
+    indentation (`-H     If --recursive (-R) ...`, the description going on below it) or at a column where a gap of
+    a neighbouring line ends too (the columns of a table or of an option listing)."""
+    ends = Counter(len(line.rstrip()) for line in lines if line.strip())
+    margins = [end for end, count in ends.most_common(1) if count >= MIN_MARGIN_LINES and end >= MIN_MARGIN_COLUMN]
+    if not margins:
+        return lines
+    filled = [index for index, line in enumerate(lines) if line.strip()]
+    closed = list(lines)
+    for position, index in enumerate(filled):
+        line = lines[index]
+        indent = _indentation(line)
+        gap = _WIDE_GAP.search(line, indent)
+        if len(line.rstrip()) != margins[0] or not gap:
+            continue
+        neighbours = [lines[other] for other in filled[max(position - 1, 0):position + 2] if other != index]
+        after = lines[index + 1] if index + 1 < len(lines) else ""
+        hanging = after.strip() and gap.end() == _indentation(after)
+        aligned = any(gap.end() in _gap_ends(neighbour) for neighbour in neighbours)
+        if not (hanging or aligned):
+            closed[index] = line[:indent] + _WIDE_GAP.sub(" ", line[indent:])
+    return closed
+
+
+def _gap_ends(line: str) -> set[int]:
+    """The columns where the line's wide gaps end (past its indentation)."""
+    return {gap.end() for gap in _WIDE_GAP.finditer(line, _indentation(line))}
 
 
 def _with_hanging_gaps_widened(lines: list[str]) -> list[str]:

@@ -25,8 +25,9 @@ from search_platform.text.definitions import MAX_NAME_CHARS
 # option (`--help display help`, as man prints it) defines its option, and ingestion joins hyphenated line breaks;
 # 6: a break after a word's own ASCII hyphen (`--one-` then `file-system`) is joined, a U+2010 break in `--inter`
 # `active` no longer adds a hyphen; the body keeps a blank line between paragraphs, and an option's optional
-# argument may nest (`-e[CHAR[WIDTH]]`)
-MAPPING_VERSION = 6
+# argument may nest (`-e[CHAR[WIDTH]]`); 7: a justified line's wide gaps (`-execdir  runs programs`, man(1) filling
+# a full line) end no line head
+MAPPING_VERSION = 7
 SIMILARITY = "sp_bm25"
 ENGLISH_ANALYZER = "sp_english"  # standard tokens, possessives, lowercase, English stop words, Porter stems
 IDENTIFIER_ANALYZER = "sp_identifier"  # --options, dotted.names, snake_case kept whole, plus their parts

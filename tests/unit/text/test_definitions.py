@@ -133,3 +133,33 @@ def test_an_option_one_column_short_of_its_description_is_a_term_too():
 ])
 def test_one_space_after_an_option_in_a_sentence_is_no_hanging_indent(text):
     assert [name for name in defined_names(text) if name.startswith("-")] == []
+
+
+JUSTIFIED = """\
+       -execdir  runs  programs in the same directory in which it finds files,
+       so  in  general  such a directory might be writable by untrusted users.
+       For  similar  reasons,  -execdir does not allow braces to appear in the
+       name  of  the  command to be run, and LC_ALL is an environment variable
+       that overrides all of these settings.
+
+       -H     If  --recursive (-R) is specified and a command line argument is
+              a symbolic link to a directory, traverse it.
+
+       -S, --suffix=SUF   use suffix SUF on compressed files, not the .gz one
+       -r, --recursive    operate recursively on directories given as operand
+"""
+
+
+def test_a_justified_line_is_a_sentence_whatever_its_gaps():
+    # man(1) widens the gaps of every full line: `-execdir  runs` is prose, `-H     If` a term (its description goes
+    # on at the column after the gap) and aligned gaps a listing
+    assert [name for name in defined_names(JUSTIFIED) if name.startswith("-") or "_" in name] == [
+        "--recursive", "--suffix", "-h", "-r", "-s"]
+
+
+def test_a_table_row_as_long_as_others_is_no_justified_line():
+    rows = "\n\n".join(f"{name} |   | {description}" for name, description in [
+        ("pg_lsn", "PostgreSQL Log Sequence Number"), ("tsquery", "text search query string"),
+        ("tsvector", "text search document"), ("txid_snapshot", "user-level txid snapshot"),
+    ])
+    assert {"pg_lsn", "tsquery", "tsvector", "txid_snapshot"} <= set(defined_names(rows))
