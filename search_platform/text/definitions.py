@@ -7,8 +7,9 @@ names are the words of each line's head (the line up to its first bracket, `=`, 
 at most MAX_HEAD_WORDS words; a longer head is prose. A line whose head is nothing but options and their arguments
 (`-m <msg>, --message=<msg>`, `-I[PATTERN], --ignore[=PATTERN]`, `--[no-]verify`) defines every option in it, the
 ones after a bracket too, and `--[no-]name` both `--name` and `--no-name`. In justified text (man(1)'s) a full
-line's wide gaps are the formatter's, not a term's (benchmarks/reports/typeset.md). The `definitions` leg ranks the
-documents that define one of the query's names (benchmarks/reports/definitions.md).
+line's wide gaps are the formatter's, not a term's, and the line under a full one goes on with its sentence
+(benchmarks/reports/typeset.md). The `definitions` leg ranks the documents that define one of the query's names
+(benchmarks/reports/definitions.md).
 """
 
 from __future__ import annotations
@@ -45,7 +46,10 @@ def defined_names(text: str) -> list[str]:
     """The names the text defines: every name-shaped word of a short line head, lowercase, sorted, each once."""
     names: set[str] = set()
     lines = text.split("\n")
-    for raw_line in _with_hanging_gaps_widened(_with_justified_gaps_closed(lines)):
+    margin = _right_margin(lines)
+    for index, raw_line in enumerate(_with_hanging_gaps_widened(_with_justified_gaps_closed(lines, margin))):
+        if margin is not None and _continues_a_full_line(lines, index, margin):
+            continue
         line = _DEFINITION_LABEL.sub("", _LEADING_MARKS.sub("", raw_line))
         names.update(name for name in _listed_options(line) if len(name) <= MAX_NAME_CHARS)
         match = _HEAD_END.search(line)
@@ -56,15 +60,28 @@ def defined_names(text: str) -> list[str]:
     return sorted(names)
 
 
-def _with_justified_gaps_closed(lines: list[str]) -> list[str]:
+def _right_margin(lines: list[str]) -> int | None:
+    """The column where the lines of justified text end (the commonest line end, if wide and common enough)."""
+    ends = Counter(len(line.rstrip()) for line in lines if line.strip())
+    margins = [end for end, count in ends.most_common(1) if count >= MIN_MARGIN_LINES and end >= MIN_MARGIN_COLUMN]
+    return margins[0] if margins else None
+
+
+def _continues_a_full_line(lines: list[str], index: int, margin: int) -> bool:
+    """Whether the line goes on with the paragraph of the line above, which was filled to the margin at the same
+    indentation: it starts wherever the formatter broke a sentence (`pg_service.conf (see Section 34.17). A line`,
+    `plpgsql.variable_conflict = use_column to change`), so its head is no term."""
+    line, before = lines[index], lines[index - 1] if index else ""
+    return bool(before.strip()) and _indentation(before) == _indentation(line) and len(before.rstrip()) == margin
+
+
+def _with_justified_gaps_closed(lines: list[str], margin: int | None) -> list[str]:
     """The lines, each line that ends at the text's right margin with its wide gaps narrowed to one space: a
     formatter that justifies (man(1) does) widens the gaps of a full line, so `-execdir  runs programs in the same`
     is a sentence, not a term and its description. A gap stays where the text after it starts at the next line's
     indentation (`-H     If --recursive (-R) ...`, the description going on below it) or at a column where a gap of
     a neighbouring line ends too (the columns of a table or of an option listing)."""
-    ends = Counter(len(line.rstrip()) for line in lines if line.strip())
-    margins = [end for end, count in ends.most_common(1) if count >= MIN_MARGIN_LINES and end >= MIN_MARGIN_COLUMN]
-    if not margins:
+    if margin is None:
         return lines
     filled = [index for index, line in enumerate(lines) if line.strip()]
     closed = list(lines)
@@ -72,7 +89,7 @@ def _with_justified_gaps_closed(lines: list[str]) -> list[str]:
         line = lines[index]
         indent = _indentation(line)
         gap = _WIDE_GAP.search(line, indent)
-        if len(line.rstrip()) != margins[0] or not gap:
+        if len(line.rstrip()) != margin or not gap:
             continue
         neighbours = [lines[other] for other in filled[max(position - 1, 0):position + 2] if other != index]
         after = lines[index + 1] if index + 1 < len(lines) else ""

@@ -163,3 +163,21 @@ def test_a_table_row_as_long_as_others_is_no_justified_line():
         ("tsvector", "text search document"), ("txid_snapshot", "user-level txid snapshot"),
     ])
     assert {"pg_lsn", "tsquery", "tsvector", "txid_snapshot"} <= set(defined_names(rows))
+
+
+CONTINUED = """\
+       LDAP  connection  parameter  lookup  uses  the  connection service file
+       pg_service.conf  (see  Section 34.17). A line in its stanza that starts
+       with  ldap:// is an LDAP URL. Porting code from PL/SQL, you can specify
+       plpgsql.variable_conflict = use_column to change this behavior to match
+       PL/SQL.
+
+       pg_service.conf
+              The connection service file, one stanza per service.
+"""
+
+
+def test_a_line_that_goes_on_with_a_full_line_above_is_no_term():
+    # justified text breaks a sentence anywhere: a line under a full one at the same indentation starts mid-sentence
+    assert [name for name in defined_names(CONTINUED) if "_" in name] == ["pg_service.conf"]
+    assert "plpgsql.variable_conflict" not in defined_names(CONTINUED)
