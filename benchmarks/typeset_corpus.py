@@ -7,9 +7,10 @@ Each document's text becomes a small roff page of our own making (a paragraph is
 the margin and its description indented, is `.TP`, as man pages set options, environment variables and operands; an
 indented example is `.nf`) and is formatted by `man -l` at MANWIDTH=80 in a UTF-8 locale, as a terminal shows it:
 filled and justified lines, indentation, a header and footer, and long words hyphenated across line breaks with
-U+2010. Queries and judgments are copied unchanged. The source is any BEIR set (the GNU info manuals' layout maps
-onto it best); man pages themselves are never read. Prints how many lines end in a hyphenated word; needs groff and
-man-db (Debian `man-db`).
+U+2010. With `--locale C` it is formatted as man prints in the C (POSIX) locale, a container's default: ASCII
+throughout, so a hyphenation break is an ASCII hyphen like any compound's own. Queries and judgments are copied
+unchanged. The source is any BEIR set (the GNU info manuals' layout maps onto it best); man pages themselves are never
+read. Prints how many lines end in a hyphen after a letter; needs groff and man-db (Debian `man-db`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from pathlib import Path
 MANWIDTH = "80"
 MAX_TAG_CHARS = 60  # a table entry's term line (`--squeeze-blank`, `BLOCK_SIZE`, `if=FILE`) is short; longer is prose
 _DEFINITION_LABEL = re.compile(r"^ -- [A-Z][A-Za-z ]{0,30}: ")  # Texinfo's definition lines, as info prints them
-_HYPHENATED_LINE_END = re.compile(r"\w\u2010\n")
+_HYPHENATED_LINE_END = re.compile(r"\w[\u2010-]\n")
 
 
 def paragraphs(text: str) -> Iterator[list[str]]:
@@ -70,12 +71,11 @@ def roff_page(title: str, text: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def typeset(source: str, workdir: Path) -> str:
-    """The page as `man -l` prints it to a pipe at MANWIDTH columns."""
+def typeset(source: str, workdir: Path, locale: str) -> str:
+    """The page as `man -l` prints it to a pipe at MANWIDTH columns in locale."""
     page = workdir / "page.7"
     page.write_text(source)
-    env = {**os.environ, "MANWIDTH": MANWIDTH, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "MANPAGER": "cat",
-           "PAGER": "cat"}
+    env = {**os.environ, "MANWIDTH": MANWIDTH, "LANG": locale, "LC_ALL": locale, "MANPAGER": "cat", "PAGER": "cat"}
     done = subprocess.run(["man", "-l", str(page)], capture_output=True, text=True, env=env, check=True)
     return done.stdout
 
@@ -84,6 +84,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", type=Path, required=True, help="a BEIR directory (corpus.jsonl, queries, qrels)")
     parser.add_argument("--out", type=Path, required=True, help="the BEIR directory to write")
+    parser.add_argument("--locale", default="C.UTF-8", choices=["C.UTF-8", "C"],
+                        help="the locale man formats in: UTF-8 (a terminal's) or C (ASCII, a container's default)")
     args = parser.parse_args()
     if shutil.which("man") is None:
         raise SystemExit("typeset_corpus: man(1) is needed (Debian man-db)")
@@ -95,12 +97,12 @@ def main() -> None:
             (args.out / "corpus.jsonl").open("w") as target:
         for raw in source:
             record = json.loads(raw)
-            text = typeset(roff_page(record.get("title") or record["_id"], record["text"]), Path(tmp))
+            text = typeset(roff_page(record.get("title") or record["_id"], record["text"]), Path(tmp), args.locale)
             documents += 1
             lines += text.count("\n")
             hyphenated += len(_HYPHENATED_LINE_END.findall(text))
             target.write(json.dumps({**record, "text": text}, ensure_ascii=False) + "\n")
-    print(f"{documents} documents typeset into {args.out}: {lines} lines, {hyphenated} end in a hyphenated word "
+    print(f"{documents} documents typeset into {args.out}: {lines} lines, {hyphenated} end in a hyphen after a letter "
           f"({hyphenated / max(lines, 1):.1%})")
 
 

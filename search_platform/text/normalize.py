@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from search_platform.text.hyphenation import join_ascii_hyphenation
+
 # text captured from a terminal: ANSI escape sequences (colours, bold) and overstrike, the way man(1) and nroff
 # mark bold (`X\bX`) and underline (`_\bX`); without this, dropping the control characters leaves `--ffoorrccee`
 _ANSI_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
@@ -40,6 +42,8 @@ def resolve_formatter_output(text: str) -> str:
         text = _OVERSTRIKE.sub("", _ANSI_ESCAPE.sub("", text))
     if any(hyphen in text for hyphen in _FORMATTER_HYPHEN):
         text = _HYPHENATION_BREAK.sub(_join_hyphenated, text).replace(_SOFT_HYPHEN, "")
+    elif "-" in text:  # no U+2010 and no soft hyphen: man(1) in the C locale breaks words with an ASCII hyphen
+        text = join_ascii_hyphenation(text)
     if "-" in text:
         text = _COMPOUND_BREAK.sub("-", text)
     return text

@@ -37,7 +37,7 @@ def test_terminal_formatting_is_resolved_before_control_characters_go(raw: str, 
     ("\u2010\u2010preserve\u2010\n     root", "--preserve-root"),
     # a word broken after its own ASCII hyphen (groff and Python's textwrap break there): whole, hyphen kept
     ("the --one-\n       file-system option", "the --one-file-system option"),
-    ("OUT-\r\n  TABCHAR and ISO-\n8859-1", "OUT-TABCHAR and ISO-8859-1"),
+    ("READ-\r\n  ONLY and ISO-\n8859-1", "READ-ONLY and ISO-8859-1"),
     ("infor\u00ad\nmation and hy\u00adphen", "information and hyphen"),  # soft hyphens only mark a break
     # not the rest of a word: a capital after lowercase, a digit, a blank line; a hyphen inside a line stays
     ("pre\u2010 Unicode", "pre- Unicode"),
