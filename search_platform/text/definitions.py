@@ -18,12 +18,12 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from search_platform.text.layout import right_margin
-
 MAX_HEAD_WORDS = 4  # `pub const unsafe fn name` still counts; a sentence does not
 MIN_NAME_CHARS = 2  # a capital `I` or `A` starting a question is no name
 MAX_NAME_CHARS = 255  # a keyword longer than this is not kept by the index (ignore_above)
 MIN_COLUMN_LINES = 2  # lines that start at a column before it counts as one of the text's indentations
+MIN_MARGIN_LINES = 3  # lines that end at one column before it counts as the right margin of justified text
+MIN_MARGIN_COLUMN = 60  # a justified page is wider than this (man(1) prints 80 columns); a table row is no margin
 
 _HEAD_END = re.compile(r"[(<=\[{]|\s{2,}|:\s|$")
 _WIDE_GAP = re.compile(r" {2,}")
@@ -46,7 +46,7 @@ def defined_names(text: str) -> list[str]:
     """The names the text defines: every name-shaped word of a short line head, lowercase, sorted, each once."""
     names: set[str] = set()
     lines = text.split("\n")
-    margin = right_margin(lines)
+    margin = _right_margin(lines)
     for index, raw_line in enumerate(_with_hanging_gaps_widened(_with_justified_gaps_closed(lines, margin))):
         if margin is not None and _continues_a_full_line(lines, index, margin):
             continue
@@ -58,6 +58,13 @@ def defined_names(text: str) -> list[str]:
             continue
         names.update(word.lower() for word in words if _NAME.fullmatch(word) and len(word) <= MAX_NAME_CHARS)
     return sorted(names)
+
+
+def _right_margin(lines: list[str]) -> int | None:
+    """The column where the lines of justified text end (the commonest line end, if wide and common enough)."""
+    ends = Counter(len(line.rstrip()) for line in lines if line.strip())
+    margins = [end for end, count in ends.most_common(1) if count >= MIN_MARGIN_LINES and end >= MIN_MARGIN_COLUMN]
+    return margins[0] if margins else None
 
 
 def _continues_a_full_line(lines: list[str], index: int, margin: int) -> bool:
