@@ -18,8 +18,11 @@ from dataclasses import dataclass
 
 from search_platform.text.lexicon import is_english_word
 
-_LINE_END = re.compile(r"(?<![-\w])(?P<token>\S*?(?P<part>[A-Za-z]+))-[ \t\r]*$")
-_LINE_START = re.compile(r"[ \t]*(?P<token>(?P<part>[A-Za-z]+)\S*)")
+# a hyphen after letters, then a line break and the next line's indentation (or, in a text whose lines were
+# collapsed into one, a single space), then letters: `--show-control-` / `chars`
+_BREAK = re.compile(r"(?<!\S)(?P<head_token>\S*?(?P<head>[A-Za-z]+))-(?P<gap>[ \t\r]*\n[ \t]*| )"
+                    r"(?=(?P<tail_token>(?P<tail>[A-Za-z]+)\S*))")
+MIN_PART_LETTERS = 2  # groff leaves at least two letters on each side of a break (`a-b-` / `in` is no word)
 _LETTERS = re.compile(r"[A-Za-z]+")
 _PAIRS = re.compile(r"(?<![A-Za-z])([A-Za-z]+)(?=-([A-Za-z]+))")  # overlapping: `show-control`, `control-chars`
 _TOKEN_EDGES = "\"'`()[]{}<>.,;:!?"
@@ -27,7 +30,6 @@ _TOKEN_EDGES = "\"'`()[]{}<>.,;:!?"
 
 @dataclass(frozen=True, slots=True)
 class _Break:
-    line: int
     head: str  # the letters before the hyphen: `de`, `COR`, `control`
     tail: str  # the letters that start the next line: `scribed`, `RECT`, `chars`
     head_token: str  # the whole word before the hyphen: `--show-control`
@@ -36,32 +38,29 @@ class _Break:
 
 def join_ascii_hyphenation(text: str) -> str:
     """The text with each word that a formatter broke across lines with an ASCII hyphen whole again (`de-` /
-    `scribed` is `described`); hyphens that are the word's own stay, for the compound-break rule to join."""
-    lines = text.split("\n")
-    breaks = [found for index in range(len(lines) - 1) if (found := _line_break(lines, index)) is not None]
+    `scribed` is `described`, also as `de- scribed` in a text collapsed into one line); hyphens that are the
+    word's own stay, for the compound-break rule to join."""
+    collapsed = "\n" not in text.strip()
+    breaks = {match.start("gap"): found for match in _BREAK.finditer(text)
+              if (collapsed or match["gap"] != " ") and (found := _word_break(match)) is not None}
     if not breaks:
         return text
     evidence = _Evidence(text)
-    decided = [(found, evidence.is_formatter_break(found)) for found in breaks]
-    if 2 * sum(joined for _, joined in decided) < len(breaks):  # mostly compounds: a text no formatter hyphenated
+    joined = {at for at, found in breaks.items() if evidence.is_formatter_break(found, guess=not collapsed)}
+    if 2 * len(joined) < len(breaks):  # mostly compounds: a text no formatter hyphenated
         return text
-    for found, joined in reversed(decided):  # from the end, so a line joined to the next may join its previous
-        if joined:
-            lines[found.line] = lines[found.line].rstrip()[:-1] + lines[found.line + 1].lstrip(" \t")
-            del lines[found.line + 1]
-    return "\n".join(lines)
+    return _BREAK.sub(lambda match: match["head_token"] + ("" if match.start("gap") in joined else
+                                                             "-" + match["gap"]), text)
 
 
-def _line_break(lines: list[str], index: int) -> _Break | None:
-    """The break at the end of line index, when the letters before its final hyphen and at the start of the next
-    line may be one word's (the rest starts in lowercase, or the word is in capitals)."""
-    end, start = _LINE_END.search(lines[index]), _LINE_START.match(lines[index + 1])
-    if end is None or start is None:
+def _word_break(match: re.Match[str]) -> _Break | None:
+    """The break, when the letters before the hyphen and after the gap may be one word's (two letters or more on
+    each side, the rest starting in lowercase or the word in capitals)."""
+    head, tail = match["head"], match["tail"]
+    if min(len(head), len(tail)) < MIN_PART_LETTERS or not (
+            tail[0].islower() or (head[-1].isupper() and tail[0].isupper())):
         return None
-    head, tail = end["part"], start["part"]
-    if not (tail[0].islower() or (head[-1].isupper() and tail[0].isupper())):
-        return None
-    return _Break(index, head, tail, end["token"].lstrip(_TOKEN_EDGES), start["token"].rstrip(_TOKEN_EDGES))
+    return _Break(head, tail, match["head_token"].lstrip(_TOKEN_EDGES), match["tail_token"].rstrip(_TOKEN_EDGES))
 
 
 class _Evidence:
@@ -72,7 +71,10 @@ class _Evidence:
         self._pairs = Counter(f"{head}-{tail}".lower() for head, tail in _PAIRS.findall(text))
         self._tokens = Counter(token.strip(_TOKEN_EDGES).lower() for token in text.split())
 
-    def is_formatter_break(self, found: _Break) -> bool:
+    def is_formatter_break(self, found: _Break, *, guess: bool) -> bool:
+        """Whether the document, then the word list, say the hyphen is a break; with guess, a break whose parts
+        are not both words is one too. (A hyphen inside a line, once the lines were collapsed, may also end a
+        word of code, `posix- the`: there only a known word is joined.)"""
         whole_token = self._tokens[(found.head_token + found.tail_token).lower()]
         hyphenated_token = self._tokens[f"{found.head_token}-{found.tail_token}".lower()]
         if whole_token != hyphenated_token:  # `--show-control-chars` in an option list
@@ -83,4 +85,4 @@ class _Evidence:
             return whole > hyphenated
         if is_english_word(found.head + found.tail):
             return True
-        return not (is_english_word(found.head) and is_english_word(found.tail))
+        return guess and not (is_english_word(found.head) and is_english_word(found.tail))

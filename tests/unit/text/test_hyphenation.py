@@ -22,6 +22,10 @@ from search_platform.text.normalize import normalize_text
     ("fastroot is kept.  The fast-\n       root page", "fastroot is kept.  The fastroot page"),
     # a line break inside a sentence's word goes on with the next line's words, as the formatter broke them
     ("a  pro-\n       gram and a sec-\n       ond  one", "a  program and a second  one"),
+    # a text collapsed into one line keeps a space where the line broke: there only a known word is joined
+    ("the options are de- scribed below", "the options are described below"),
+    ("the setting autovacuum_vac- uum_threshold", "the setting autovacuum_vacuum_threshold"),
+    ("the fastroot page, the fast- root page", "the fastroot page, the fastroot page"),
 ])
 def test_a_formatter_break_is_joined_and_an_own_hyphen_stays(raw: str, clean: str) -> None:
     assert join_ascii_hyphenation(raw) == clean
@@ -32,6 +36,10 @@ def test_a_formatter_break_is_joined_and_an_own_hyphen_stays(raw: str, clean: st
     "mounts a file-\nsystem read-\nonly, as is well-\nknown",
     # not the rest of a word: a capital after lowercase, a digit, a blank line, a dash, punctuation
     "pre-\nUnicode, x-\n3 items, abc-\n\ndef, a -\nb, ---\nx, see-\n(x)",
+    # one letter is no part of a broken word; inside a line of text that has lines, a hyphen and a space is none
+    "with a-b-\n  in pattern space, and abc- def inside a line",
+    # collapsed into one line: a word of code ending in a hyphen (a guess would join these), a suspended hyphen
+    "if TIME_STYLE begins with posix- the posix- is ignored; pre- and post-processing",
 ])
 def test_text_without_formatter_breaks_is_left_as_it_is(text: str) -> None:
     assert join_ascii_hyphenation(text) == text
