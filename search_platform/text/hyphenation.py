@@ -53,12 +53,17 @@ def join_ascii_hyphenation(text: str) -> str:
                                                              "-" + match["gap"]), text)
 
 
+def word_goes_on(head: str, rest: str) -> bool:
+    """Whether rest, after a break, may be the rest of the word head started: it starts in lowercase, or both are
+    in capitals (a capital after a lowercase part starts a new word)."""
+    return rest[0].islower() or (head[-1].isupper() and rest[0].isupper())
+
+
 def _word_break(match: re.Match[str]) -> _Break | None:
     """The break, when the letters before the hyphen and after the gap may be one word's (two letters or more on
     each side, the rest starting in lowercase or the word in capitals)."""
     head, tail = match["head"], match["tail"]
-    if min(len(head), len(tail)) < MIN_PART_LETTERS or not (
-            tail[0].islower() or (head[-1].isupper() and tail[0].isupper())):
+    if min(len(head), len(tail)) < MIN_PART_LETTERS or not word_goes_on(head, tail):
         return None
     return _Break(head, tail, match["head_token"].lstrip(_TOKEN_EDGES), match["tail_token"].rstrip(_TOKEN_EDGES))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from search_platform.text.hyphenation import join_ascii_hyphenation
+from search_platform.text.hyphenation import join_ascii_hyphenation, word_goes_on
 
 # text captured from a terminal: ANSI escape sequences (colours, bold) and overstrike, the way man(1) and nroff
 # mark bold (`X\bX`) and underline (`_\bX`); without this, dropping the control characters leaves `--ffoorrccee`
@@ -51,8 +51,8 @@ def resolve_formatter_output(text: str) -> str:
 
 def _join_hyphenated(match: re.Match[str]) -> str:
     head, rest = match["head"], match["next"]
-    if not (rest.islower() or (head[-1].isupper() and rest.isupper())):
-        return match.group()  # a new word (a capital after a lowercase part), not the rest of this one
+    if not word_goes_on(head, rest):
+        return match.group()
     joint = "-" if any(hyphen in head for hyphen in _BREAK_LOOKALIKE_HYPHENS) else ""
     return f"{head}{joint}"  # the rest of the word follows the match
 
