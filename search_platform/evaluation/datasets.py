@@ -209,10 +209,18 @@ def _golden_query(item: Any, index: int, path: str, line: int) -> EvalQuery:
     return EvalQuery(query_id=query_id, text=text, category=category, relevance=relevance)
 
 
+def _beir_id(obj: Mapping[str, Any], path: str, line: int) -> str:
+    """A record's `_id`: a non-empty string, or an integer as its decimal string (what qrels write for it)."""
+    value = obj.get("_id")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return _require_str(obj, "_id", path, line)
+
+
 def _beir_document(obj: Mapping[str, Any], path: str, line: int) -> Document:
     """Turn one corpus.jsonl record into a Document."""
-    doc_id = _require_str(obj, "_id", path, line)
-    title, text = obj.get("title", ""), obj.get("text")
+    doc_id = _beir_id(obj, path, line)
+    title, text = obj.get("title") or "", obj.get("text")  # a null title is no title
     if not isinstance(title, str) or not isinstance(text, str):
         raise DatasetError("fields 'title' and 'text' must be strings", path, line)
     # a title is a label, which takes no control character: a line break or tab in one is only a space; a record
@@ -224,7 +232,7 @@ def _beir_document(obj: Mapping[str, Any], path: str, line: int) -> Document:
 
 def _beir_query(obj: Mapping[str, Any], qrels: Mapping[str, dict[str, int]], path: str, line: int) -> EvalQuery:
     """Turn one queries.jsonl record and its qrels into an EvalQuery."""
-    query_id = _require_str(obj, "_id", path, line)
+    query_id = _beir_id(obj, path, line)
     text = _require_str(obj, "text", path, line)
     metadata = obj.get("metadata") or {}
     if not isinstance(metadata, dict):
@@ -246,12 +254,24 @@ def _load_qrels(path: Path) -> dict[str, dict[str, int]]:
         if len(row) != 3:
             raise DatasetError(f"expected 3 tab-separated fields, got {len(row)}", str(path), number)
         query_id, doc_id, score = (field.strip() for field in row)
-        try:
-            grade = int(score)
-        except ValueError:
-            raise DatasetError(f"score must be an integer, got {score!r}", str(path), number) from None
+        grade = _integer(score)
+        if grade is None:
+            raise DatasetError(f"score must be an integer, got {score!r}", str(path), number)
         qrels.setdefault(query_id, {})[doc_id] = _grade(grade, "score", str(path), number)
     return qrels
+
+
+def _integer(text: str) -> int | None:
+    """The integer a qrels score writes, `2` or `2.0` (some tools write grades as floats); None for anything else."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return int(value) if value.is_integer() else None
 
 
 def _has_relevant(query: EvalQuery) -> bool:

@@ -208,3 +208,31 @@ def test_beir_titles_lose_line_breaks_and_tabs_which_no_label_takes(tmp_path):
 def test_a_beir_record_with_a_title_and_no_text_is_its_title(tmp_path):
     root = _beir(tmp_path / "no-text", corpus_extra=json.dumps({"_id": "d3", "title": "Heap sizing", "text": " "}))
     assert load_beir_dir(root).corpus[-1].content == "Heap sizing"
+
+
+def test_beir_integer_ids_null_titles_and_float_grades_load(tmp_path):
+    root = tmp_path / "generated"
+    _write(root / "corpus.jsonl", json.dumps({"_id": 7, "title": None, "text": "Heap size"}) + "\n")
+    _write(root / "queries.jsonl", json.dumps({"_id": 1, "text": "heap"}) + "\n")
+    _write(root / "qrels" / "test.tsv", "1\t7\t2.0\n")
+    dataset = load_beir_dir(root)
+    assert dataset.corpus is not None
+    assert (dataset.corpus[0].doc_id, dataset.corpus[0].title) == ("7", "")
+    assert [(q.query_id, q.relevance) for q in dataset.queries] == [("1", {"7": 2})]
+
+
+@pytest.mark.parametrize(("qrels_row", "message"), [
+    ("3\td1\t1.5\n", "score must be an integer, got '1.5'"),
+    ("3\td1\tnan\n", "score must be an integer, got 'nan'"),
+    ("3\td1\t-1\n", "score must be a non-negative integer, got -1"),
+])
+def test_beir_qrels_grades_that_are_no_integer_are_refused(tmp_path, qrels_row, message):
+    with pytest.raises(DatasetError, match=message):
+        load_beir_dir(_beir(tmp_path / "grades", qrels_extra=qrels_row))
+
+
+@pytest.mark.parametrize("bad_id", [True, "", 1.5, None])
+def test_beir_ids_that_are_no_string_or_integer_are_refused(tmp_path, bad_id):
+    root = _beir(tmp_path / "ids", corpus_extra=json.dumps({"_id": bad_id, "text": "x"}))
+    with pytest.raises(DatasetError, match=r"corpus.jsonl:3: field '_id' must be a non-empty string"):
+        load_beir_dir(root)
