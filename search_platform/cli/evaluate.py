@@ -16,6 +16,7 @@ from search_platform.domain.models import Document, SearchMode
 from search_platform.embeddings.base import Embedder
 from search_platform.embeddings.cache import with_passage_cache
 from search_platform.embeddings.factory import build_embedder
+from search_platform.evaluation.datasets import DEFAULT_SPLIT
 from search_platform.evaluation.platform import PlatformSystem
 from search_platform.evaluation.report import format_table, write_reports
 from search_platform.evaluation.runner import EvaluationReport, RetrievalSystem, Stage, run_evaluation
@@ -36,6 +37,7 @@ class EvalOptions:
     json_out: Path | None
     report_dir: Path | None
     top_k: int = 10
+    split: str = DEFAULT_SPLIT
 
 
 def parse_modes(text: str) -> tuple[SearchMode, ...]:
@@ -78,7 +80,7 @@ def refused_detail(not_indexed: Mapping[str, str], *, shown: int = 3) -> str:
 def run_eval(settings: Settings, options: EvalOptions) -> tuple[EvaluationReport, list[Path]]:
     """Ingest (once per corpus), evaluate the requested modes and peer, write JSON/Markdown/PNG reports."""
     started = time.perf_counter()
-    dataset, corpus = load_eval_dataset(options.dataset, options.corpus)
+    dataset, corpus = load_eval_dataset(options.dataset, options.corpus, options.split)
     stages = [Stage("load dataset", time.perf_counter() - started, f"{len(corpus)} documents")]
     started = time.perf_counter()
     # uncached: every mode pays for its own query encoding, so latencies compare fairly
@@ -113,6 +115,8 @@ def evaluate(
     peer: Annotated[str | None, typer.Option(help="Also run a peer stack: seed.")] = None,
     json_out: Annotated[Path | None, typer.Option(help="Where to write the JSON report.")] = None,
     report_dir: Annotated[Path | None, typer.Option(help="Directory for Markdown and PNG reports.")] = None,
+    split: Annotated[str, typer.Option(help="BEIR directory: the judgments to evaluate, qrels/<split>.tsv.")
+                     ] = DEFAULT_SPLIT,
 ) -> None:
     """Evaluate retrieval quality and latency per mode (and the seed peer) on a dataset."""
     from search_platform.domain.errors import SearchPlatformError
@@ -121,7 +125,7 @@ def evaluate(
     if peer not in (None, "seed"):
         raise typer.BadParameter(f"unknown peer {peer!r}: the only peer is 'seed'")
     try:
-        options = EvalOptions(dataset, corpus, parse_modes(modes), peer, json_out, report_dir)
+        options = EvalOptions(dataset, corpus, parse_modes(modes), peer, json_out, report_dir, split=split)
     except ValueError as error:
         raise typer.BadParameter(str(error)) from error
     try:

@@ -17,6 +17,7 @@ from search_platform.text.normalize import collapse_whitespace, resolve_formatte
 UNCATEGORIZED = "uncategorized"
 GOLDEN_CATEGORIES = frozenset({"exact_match", "conceptual", "mixed"})
 QRELS_HEADER = "query-id"
+DEFAULT_SPLIT = "test"  # the judgments BEIR evaluates: qrels/test.tsv
 
 
 class DatasetError(SearchPlatformError):
@@ -50,14 +51,16 @@ class EvalDataset:
     dropped_queries: int = 0
 
 
-def load_dataset(path: Path, *, corpus_dir: Path | None = None) -> EvalDataset:
-    """Load a golden-set JSON file or a BEIR-format directory, whichever `path` is."""
+def load_dataset(path: Path, *, corpus_dir: Path | None = None, split: str = DEFAULT_SPLIT) -> EvalDataset:
+    """Load a golden-set JSON file or a BEIR-format directory (its qrels/<split>.tsv), whichever `path` is."""
     if path.is_dir():
         if corpus_dir is not None:
             raise DatasetError("a BEIR directory carries its own corpus; do not pass a corpus directory", str(path))
-        return load_beir_dir(path)
+        return load_beir_dir(path, split=split)
     if not path.is_file():
         raise DatasetError("no such file or directory", str(path))
+    if split != DEFAULT_SPLIT:
+        raise DatasetError("a golden-set file has no splits: --split is for BEIR directories", str(path))
     corpus = load_directory_documents(corpus_dir) if corpus_dir is not None else None
     return load_golden_set(path, corpus=corpus)
 
@@ -79,9 +82,11 @@ def load_golden_set(path: Path, *, corpus: list[Document] | None = None) -> Eval
     return EvalDataset(name=path.stem, queries=tuple(queries), corpus=corpus, dropped_queries=dropped)
 
 
-def load_beir_dir(root: Path, *, split: str = "test") -> EvalDataset:
+def load_beir_dir(root: Path, *, split: str = DEFAULT_SPLIT) -> EvalDataset:
     """Load a BEIR directory: corpus.jsonl, queries.jsonl and qrels/<split>.tsv."""
     corpus = [_beir_document(obj, str(root / "corpus.jsonl"), line) for line, obj in _iter_jsonl(root / "corpus.jsonl")]
+    if not split or "/" in split or split.startswith("."):
+        raise DatasetError(f"split {split!r} is not a qrels file name (test, dev, train)", str(root / "qrels"))
     qrels = _load_qrels(root / "qrels" / f"{split}.tsv")
     queries: list[EvalQuery] = []
     dropped = 0

@@ -19,7 +19,7 @@ from search_platform.domain.models import Document
 from search_platform.embeddings.base import Embedder
 from search_platform.embeddings.cache import passage_fingerprint
 from search_platform.embeddings.factory import build_embedder
-from search_platform.evaluation.datasets import EvalDataset, load_dataset
+from search_platform.evaluation.datasets import DEFAULT_SPLIT, EvalDataset, load_dataset
 from search_platform.evaluation.platform import EvaluationSetupError, ensure_evaluation_index
 from search_platform.ingestion.pipeline import chunk_document
 from search_platform.ingestion.queue import create_celery
@@ -27,9 +27,10 @@ from search_platform.service.resources import build_search_service
 from search_platform.service.search_service import SearchService
 
 
-def load_eval_dataset(path: Path, corpus: Path | None) -> tuple[EvalDataset, Sequence[Document]]:
-    """The dataset and its corpus (a golden-set file needs --corpus DIR)."""
-    dataset = load_dataset(path, corpus_dir=corpus)
+def load_eval_dataset(path: Path, corpus: Path | None, split: str = DEFAULT_SPLIT
+                      ) -> tuple[EvalDataset, Sequence[Document]]:
+    """The dataset and its corpus (a golden-set file needs --corpus DIR); a BEIR directory's judgments of `split`."""
+    dataset = load_dataset(path, corpus_dir=corpus, split=split)
     if not dataset.corpus:
         raise EvaluationSetupError("the dataset has no corpus: pass --corpus DIR with a golden-set file")
     return dataset, dataset.corpus

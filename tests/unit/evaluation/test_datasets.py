@@ -236,3 +236,21 @@ def test_beir_ids_that_are_no_string_or_integer_are_refused(tmp_path, bad_id):
     root = _beir(tmp_path / "ids", corpus_extra=json.dumps({"_id": bad_id, "text": "x"}))
     with pytest.raises(DatasetError, match=r"corpus.jsonl:3: field '_id' must be a non-empty string"):
         load_beir_dir(root)
+
+
+def test_beir_split_chooses_the_qrels_file(tmp_path):
+    root = _beir(tmp_path / "splits")
+    _write(root / "qrels" / "dev.tsv", "2\td1\t1\n")
+    dataset = load_dataset(root, split="dev")
+    assert [(q.query_id, q.relevance) for q in dataset.queries] == [("2", {"d1": 1})]
+    with pytest.raises(DatasetError, match=r"qrels/train.tsv: cannot read file"):
+        load_dataset(root, split="train")
+    with pytest.raises(DatasetError, match=r"split '../test' is not a qrels file name"):
+        load_dataset(root, split="../test")
+
+
+def test_a_golden_set_file_has_no_splits(tmp_path):
+    path = tmp_path / "golden.json"
+    _write(path, json.dumps([{"query": "q", "expected_doc_ids": ["a"]}]))
+    with pytest.raises(DatasetError, match="--split is for BEIR directories"):
+        load_dataset(path, split="dev")
