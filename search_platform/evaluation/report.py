@@ -10,6 +10,7 @@ from typing import Any
 
 from search_platform.evaluation.bootstrap import CONFIDENCE, Comparison, PairedDelta, RegressionCheck
 from search_platform.evaluation.metrics import HEADLINE_METRICS
+from search_platform.evaluation.misses import MISSES_PER_CATEGORY, worst_queries
 from search_platform.evaluation.plots import plot_latency, plot_quality
 from search_platform.evaluation.runner import HYBRID, VERDICT_METRIC, EvaluationReport, SystemSummary
 
@@ -200,11 +201,39 @@ def render_markdown(report: EvaluationReport, *, plot_names: list[str] | None = 
         lines.append(_check_line("overall", report.regression.overall))
         lines += [_check_line(cat, check) for cat, check in report.regression.by_category.items()]
     lines += ["", "## Recommendation", "", *recommendation(report)]
+    if HYBRID in report.systems:
+        lines += ["", f"## Where {HYBRID} misses", "", *misses_section(report, HYBRID)]
     if report.stages:
         lines += ["", "## Where the time went", "", *_stage_table(report)]
     if plot_names:
         lines += ["", "## Plots", "", *(f"![{name}]({name})" for name in plot_names)]
     return "\n".join(lines) + "\n"
+
+
+def misses_section(report: EvaluationReport, system: str) -> list[str]:
+    """Per category, the worst queries of the system: the document judged best, its rank in every retriever's top
+    k, and what the system put first."""
+    names = list(report.systems)
+    lines = [f"The {MISSES_PER_CATEGORY} queries per category with {system}'s lowest nDCG@10 below 1: the document "
+             f"judged best for each (its grade, and how many more are judged), its rank in each retriever's top "
+             f"{report.top_k} (- when not there) and what {system} put first."]
+    for group in worst_queries(report, system):
+        lines += ["", f"### {group.category}: {group.missed} of {group.queries} below 1"]
+        if not group.worst:
+            continue
+        lines += ["", f"| query | judged best | nDCG@10 | {' | '.join(names)} | {system}'s first |",
+                  "|---|---|---|" + "---|" * len(names) + "---|"]
+        for miss in group.worst:
+            judged = f"{miss.judged} ({miss.grade}{f', +{miss.also_judged}' if miss.also_judged else ''})"
+            ranks = " | ".join("-" if miss.ranks[name] is None else str(miss.ranks[name]) for name in names)
+            lines.append(f"| {_cell(miss.query.text)} | {_cell(judged)} | {miss.ndcg:.3f} | {ranks} | "
+                         f"{_cell(miss.first or '-')} |")
+    return lines
+
+
+def _cell(text: str) -> str:
+    """Text as one Markdown table cell: no line break, pipes escaped."""
+    return " ".join(text.split()).replace("|", "\\|")
 
 
 def _stage_table(report: EvaluationReport) -> list[str]:

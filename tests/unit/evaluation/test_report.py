@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+from search_platform.evaluation.misses import worst_queries
 from search_platform.evaluation.report import format_table, render_markdown, report_to_dict, write_reports
 from search_platform.evaluation.runner import Stage
 
@@ -64,3 +65,36 @@ def test_stages_are_timed_per_system_and_rendered_everywhere(report):
     assert report_to_dict(staged)["stages"] == [
         {"name": "platform index", "seconds": 12.25, "detail": "reused: sp-eval-abc"}]
     assert format_table(staged).splitlines()[-1] == "stages: platform index 12.2 s"
+
+
+def test_markdown_lists_where_hybrid_misses_with_every_retrievers_rank(report):
+    section = render_markdown(report).split("## Where hybrid misses\n\n")[1].split("\n## ")[0]
+    lines = section.splitlines()
+    assert lines[0].startswith("The 10 queries per category with hybrid's lowest nDCG@10 below 1")
+    assert lines[2:7] == [
+        "### exact_match: 4 of 4 below 1",
+        "",
+        "| query | judged best | nDCG@10 | bm25 | semantic | hybrid | seed | hybrid's first |",
+        "|---|---|---|---|---|---|---|---|",
+        "| exact_match question 0 | rel-exact_match-0 (1) | 0.631 | 1 | 3 | 2 | 2 | noise-0 |",
+    ]
+    assert "| conceptual question 3 | rel-conceptual-3 (1) | 0.631 | - | 1 | 2 | 2 | noise-0 |" in lines
+
+
+def test_misses_put_the_worst_first_name_the_best_judged_page_and_escape_cells(report):
+    query = replace(report.queries[0], text="a | b\nc", relevance={"noise-5": 1, "rel-exact_match-0": 2})
+    perfect = replace(report.systems["hybrid"].results["exact_match-1"], scores={"ndcg_at_10": 1.0})
+    hybrid = replace(report.systems["hybrid"], results={**report.systems["hybrid"].results, "exact_match-1": perfect})
+    changed = replace(report, queries=(query, *report.queries[1:]), systems={**report.systems, "hybrid": hybrid})
+    (exact, *_rest) = worst_queries(changed, "hybrid", per_category=2)
+    assert (exact.queries, exact.missed) == (4, 3)
+    assert [miss.query.query_id for miss in exact.worst] == ["exact_match-0", "exact_match-2"]
+    first = exact.worst[0]
+    assert (first.judged, first.grade, first.also_judged, first.first) == ("rel-exact_match-0", 2, 1, "noise-0")
+    assert first.ranks == {"bm25": 1, "semantic": 3, "hybrid": 2, "seed": 2}
+    assert "| a \\| b c | rel-exact_match-0 (2, +1) |" in render_markdown(changed)
+
+
+def test_no_misses_section_without_a_hybrid_retriever(report):
+    only_bm25 = replace(report, systems={"bm25": report.systems["bm25"]})
+    assert "misses" not in render_markdown(only_bm25)
