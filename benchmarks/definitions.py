@@ -20,6 +20,7 @@ the service its candidate_k). Prints measured numbers only; it changes nothing.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -173,14 +174,28 @@ Rerecord = Callable[[Sequence[Path], Path | None, Settings, Mapping[str, Any]], 
 Report = Callable[[Mapping[str, Any], Settings, str], str]
 
 
-def rerecorded_main(script: str, description: str, rerecord: Rerecord, report: Report) -> None:
-    """The command line of a benchmark that re-records some of the lists of this script's rankings (`--runs`)
-    under other settings: the re-recorded rankings are kept beside them (`<runs>-<script>.json`) and reused."""
+def recorded_runs(description: str) -> tuple[argparse.Namespace, Settings, dict[str, Any]]:
+    """The command line of a benchmark on the rankings this script recorded (`--runs`, which must exist), the
+    settings and the rankings."""
     args = arguments(description)
     if args.runs is None or not args.runs.exists():
         raise SystemExit("--runs: the rankings file of benchmarks/definitions.py for the same datasets")
-    settings = load_settings()
-    recorded = cached_runs(args.runs, dict)
+    return args, load_settings(), cached_runs(args.runs, dict)
+
+
+def query_texts(datasets: Sequence[Path], corpus: Path | None) -> dict[str, list[str]]:
+    """Every dataset's query texts, in the order the rankings hold them."""
+    texts: dict[str, list[str]] = {}
+    for path in datasets:
+        dataset = load_eval_dataset(path, corpus if path.is_file() else None)[0]
+        texts[dataset.name] = [query.text for query in dataset.queries]
+    return texts
+
+
+def rerecorded_main(script: str, description: str, rerecord: Rerecord, report: Report) -> None:
+    """The command line of a benchmark that re-records some of the lists of this script's rankings (`--runs`)
+    under other settings: the re-recorded rankings are kept beside them (`<runs>-<script>.json`) and reused."""
+    args, settings, recorded = recorded_runs(description)
     out = args.runs.with_name(f"{args.runs.stem}-{Path(script).stem.replace('_', '-')}.json")
     runs = cached_runs(out, lambda: rerecord(args.dataset, args.corpus, settings, recorded))
     publish(report(runs, settings, command_line(script, args)), args.out)

@@ -34,12 +34,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from definitions import list_weights, settings_hybrid
+from definitions import list_weights, recorded_runs, settings_hybrid
 from lexical_lists import (
     CATEGORIES,
     Ranker,
-    arguments,
-    cached_runs,
     command_line,
     per_query,
     publish,
@@ -49,7 +47,7 @@ from lexical_lists import (
     weighted_rrf,
 )
 
-from search_platform.config import RouteName, Settings, load_settings
+from search_platform.config import RouteName, Settings
 from search_platform.evaluation.session import load_eval_dataset
 from search_platform.ingestion.pipeline import document_body
 from search_platform.text import definitions
@@ -204,11 +202,7 @@ def report(runs: Mapping[str, Any], texts: Mapping[str, Sequence[str]],
 
 
 def main() -> None:
-    args = arguments(__doc__.split("\n\n")[0])
-    if args.runs is None or not args.runs.exists():
-        raise SystemExit("--runs: the rankings file of benchmarks/definitions.py for the same datasets")
-    settings = load_settings()
-    runs = cached_runs(args.runs, dict)
+    args, settings, runs = recorded_runs(__doc__.split("\n\n")[0])
     texts: dict[str, list[str]] = {}
     by_dataset: dict[str, dict[str, Page]] = {}
     for path, name in zip(args.dataset, runs, strict=True):

@@ -21,12 +21,10 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from definitions import list_weights, settings_hybrid
+from definitions import list_weights, recorded_runs, settings_hybrid
 from lexical_lists import (
     CATEGORIES,
     Ranker,
-    arguments,
-    cached_runs,
     command_line,
     ndcg_at_10,
     per_query,
@@ -37,7 +35,7 @@ from lexical_lists import (
     weighted_rrf,
 )
 
-from search_platform.config import ArmWeights, Settings, load_settings
+from search_platform.config import ArmWeights, Settings
 from search_platform.evaluation.bootstrap import paired_bootstrap
 
 BM25_WEIGHTS = (0.3, 0.5, 1.0)
@@ -136,11 +134,7 @@ def held_out_summary(runs: Mapping[str, Any], settings: Settings,
 
 
 def main() -> None:
-    args = arguments(__doc__.split("\n\n")[0])
-    if args.runs is None or not args.runs.exists():
-        raise SystemExit("--runs: the rankings file of benchmarks/definitions.py for the same datasets")
-    settings = load_settings()
-    runs = cached_runs(args.runs, dict)
+    args, settings, runs = recorded_runs(__doc__.split("\n\n")[0])
     publish(report(runs, settings, command_line("route_weights_held_out.py", args)), args.out)
 
 

@@ -18,14 +18,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-from definitions import settings_hybrid
+from definitions import query_texts, recorded_runs, settings_hybrid
 from lexical_lists import (
     CATEGORIES,
-    arguments,
-    cached_runs,
     command_line,
     per_query,
     publish,
@@ -34,9 +31,7 @@ from lexical_lists import (
     table_row,
 )
 
-from search_platform.config import load_settings
 from search_platform.evaluation.bootstrap import paired_bootstrap
-from search_platform.evaluation.session import load_eval_dataset
 from search_platform.retrieval.routing import classify_query
 
 
@@ -48,15 +43,8 @@ def rerouted(runs: Mapping[str, Any], texts: Mapping[str, Sequence[str]]) -> dic
 
 
 def main() -> None:
-    args = arguments(__doc__.split("\n\n")[0])
-    if args.runs is None or not args.runs.exists():
-        raise SystemExit("--runs: the rankings file of benchmarks/definitions.py for the same datasets")
-    settings = load_settings()
-    runs = cached_runs(args.runs, dict)
-    texts: dict[str, list[str]] = {}
-    for path in args.dataset:
-        dataset = load_eval_dataset(path, args.corpus if Path(path).is_file() else None)[0]
-        texts[dataset.name] = [query.text for query in dataset.queries]
+    args, settings, runs = recorded_runs(__doc__.split("\n\n")[0])
+    texts = query_texts(args.dataset, args.corpus)
     today = rerouted(runs, texts)
     fuse = settings_hybrid(settings)
     names = list(runs)
