@@ -219,6 +219,10 @@ class RetrievalSettings(BaseModel):
     # a query of at most this many words is an identifier lookup: its plain words also match identifier parts in
     # `tech` (a bare `copyfile` finds `shutil.copyfile`); 0: never (benchmarks/tech_field.py measures it)
     tech_lookup_max_words: Annotated[int, Field(ge=0)] = 2
+    # a lookup (tech_lookup_max_words words at most) also matches its words as written, unstemmed, on the phrase
+    # field of each record kind at this boost: `locate` then counts more on the page that writes `locate` than on
+    # one that writes `locations`; 0 turns it off
+    lookup_exact_boost: Annotated[float, Field(ge=0)] = 0.0
     max_top_k: Annotated[int, Field(ge=1, le=1000)] = 100
     max_candidate_k: Annotated[int, Field(ge=1, le=10000)] = 1000
     max_query_chars: Annotated[int, Field(ge=16)] = 2000

@@ -40,7 +40,7 @@ class BM25Retriever:
                                                      and self._settings.lexical_unit in ("document", "both"))
         body = bm25_body(
             request.text,
-            fields=self._settings.document_fields if documents else self._settings.chunk_fields,
+            fields=self._fields(request.text, documents=documents),
             kind=RecordKind.DOCUMENT if documents else RecordKind.CHUNK,
             tech_query="" if documents else technical_query(request.text, plain_words=self._is_lookup(request.text)),
             candidate_k=request.candidate_k,
@@ -58,6 +58,15 @@ class BM25Retriever:
         async with async_translated_errors():
             response = await self._client.search(index=request.index, body=body)
         return ranked_list_from_response(self.leg, response, started=started)
+
+    def _fields(self, text: str, *, documents: bool) -> dict[str, float]:
+        """The BM25 fields of the record kind, and for a lookup its unstemmed field too (lookup_exact_boost)."""
+        settings = self._settings
+        fields = dict(settings.document_fields if documents else settings.chunk_fields)
+        if settings.lookup_exact_boost > 0 and self._is_lookup(text):
+            exact = settings.document_phrase_field if documents else settings.chunk_phrase_field
+            fields[exact] = fields.get(exact, 0.0) + settings.lookup_exact_boost
+        return fields
 
     def _is_lookup(self, text: str) -> bool:
         """A short query is a lookup: its plain words may be parts of identifiers (tech_lookup_max_words)."""

@@ -41,3 +41,26 @@ async def test_lookup_shaped_queries_also_send_their_plain_words_to_the_tech_fie
     retriever = BM25Retriever(client, RetrievalSettings(tech_lookup_max_words=max_words))  # type: ignore[arg-type]
     await retriever.retrieve(LegRequest(text=text, index="i", candidate_k=5))
     assert [clause["match"]["tech"]["query"] for clause in tech_clauses(client.bodies[0])] == expected
+
+
+def field_boosts(body: dict) -> dict[str, float]:
+    """The plain match clauses of the query: field -> boost (1 when the clause names none)."""
+    return {field: spec.get("boost", 1.0) for clause in body["query"]["bool"]["should"] if "match" in clause
+            for field, spec in clause["match"].items() if field != "tech" and not field.endswith(".ident")}
+
+
+@pytest.mark.parametrize(
+    ("text", "boost", "expected"),
+    [
+        ("locate", 0.5, {"text": 1.0, "title": 0.5, "text.exact": 0.5}),  # a lookup: its words as written too
+        ("locate files", 0.5, {"text": 1.0, "title": 0.5, "text.exact": 0.5}),
+        ("locate files by name", 0.5, {"text": 1.0, "title": 0.5}),  # a sentence: stems only
+        ("locate", 0.0, {"text": 1.0, "title": 0.5}),  # 0: off, the default
+    ],
+)
+async def test_a_lookup_also_matches_its_unstemmed_words_at_lookup_exact_boost(text, boost, expected):
+    client = RecordingClient()
+    retriever = BM25Retriever(client, RetrievalSettings(lookup_exact_boost=boost))  # type: ignore[arg-type]
+    await retriever.retrieve(LegRequest(text=text, index="i", candidate_k=5))
+    assert field_boosts(client.bodies[0]) == expected
+    assert RetrievalSettings().lookup_exact_boost == 0.0
