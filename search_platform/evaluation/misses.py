@@ -31,6 +31,8 @@ class Miss:
 
 @dataclass(frozen=True, slots=True)
 class CategoryMisses:
+    """One category's queries, how many of them the retriever missed, and the worst of those."""
+
     category: str
     queries: int
     missed: int
