@@ -21,7 +21,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from definitions import list_weights, recorded_runs, settings_hybrid
+from definitions import list_weights, recorded_runs, routed, settings_hybrid
 from lexical_lists import (
     CATEGORIES,
     Ranker,
@@ -66,7 +66,8 @@ def describe(arm: ArmWeights) -> str:
 
 
 def routed_by(arms: Mapping[str, ArmWeights], k: int) -> Ranker:
-    return lambda lists, route: weighted_rrf(lists, list_weights(arms[route], arms[route].definitions), k=k)
+    """The routed weighted RRF of the arms, each route's definitions list at its arm's weight."""
+    return routed(arms, {route: arm.definitions for route, arm in arms.items()}, k)
 
 
 def report(runs: Mapping[str, Any], settings: Settings, command: str) -> str:

@@ -84,9 +84,9 @@ def load_golden_set(path: Path, *, corpus: list[Document] | None = None) -> Eval
 
 def load_beir_dir(root: Path, *, split: str = DEFAULT_SPLIT) -> EvalDataset:
     """Load a BEIR directory: corpus.jsonl, queries.jsonl and qrels/<split>.tsv."""
-    corpus = [_beir_document(obj, str(root / "corpus.jsonl"), line) for line, obj in _iter_jsonl(root / "corpus.jsonl")]
     if not split or "/" in split or split.startswith("."):
         raise DatasetError(f"split {split!r} is not a qrels file name (test, dev, train)", str(root / "qrels"))
+    corpus = [_beir_document(obj, str(root / "corpus.jsonl"), line) for line, obj in _iter_jsonl(root / "corpus.jsonl")]
     qrels = _load_qrels(root / "qrels" / f"{split}.tsv")
     queries: list[EvalQuery] = []
     dropped = 0

@@ -8,10 +8,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from search_platform.evaluation.datasets import EvalQuery
-from search_platform.evaluation.runner import EvaluationReport
+from search_platform.evaluation.runner import VERDICT_METRIC, EvaluationReport
 
 MISSES_PER_CATEGORY = 10  # the worst queries listed per category
-METRIC = "ndcg_at_10"
 PERFECT = 1.0 - 1e-9  # nDCG@10 at or above this is no miss (float sums of gains)
 
 
@@ -49,8 +48,8 @@ def worst_queries(report: EvaluationReport, system: str, *, per_category: int = 
         by_category.setdefault(query.category, []).append(query)
     out = []
     for category, queries in by_category.items():
-        missed = [query for query in queries if results[query.query_id].scores[METRIC] < PERFECT]
-        missed.sort(key=lambda query: results[query.query_id].scores[METRIC])
+        missed = [query for query in queries if results[query.query_id].scores[VERDICT_METRIC] < PERFECT]
+        missed.sort(key=lambda query: results[query.query_id].scores[VERDICT_METRIC])
         out.append(CategoryMisses(category, len(queries), len(missed),
                                   tuple(_miss(report, system, query) for query in missed[:per_category])))
     return out
@@ -64,5 +63,5 @@ def _miss(report: EvaluationReport, system: str, query: EvalQuery) -> Miss:
         doc_ids = result.results[query.query_id].doc_ids
         ranks[name] = doc_ids.index(judged) + 1 if judged in doc_ids else None
     answer = report.systems[system].results[query.query_id]
-    return Miss(query=query, ndcg=answer.scores[METRIC], judged=judged, grade=grade,
+    return Miss(query=query, ndcg=answer.scores[VERDICT_METRIC], judged=judged, grade=grade,
                 also_judged=len(relevant) - 1, ranks=ranks, first=answer.doc_ids[0] if answer.doc_ids else None)
