@@ -24,6 +24,7 @@ MAX_NAME_CHARS = 255  # a keyword longer than this is not kept by the index (ign
 MIN_COLUMN_LINES = 2  # lines that start at a column before it counts as one of the text's indentations
 MIN_MARGIN_LINES = 3  # lines that end at one column before it counts as the right margin of justified text
 MIN_MARGIN_COLUMN = 60  # a justified page is wider than this (man(1) prints 80 columns); a table row is no margin
+MAX_LINE_CHARS = 200  # no page prints a line this long (man(1) 80 columns): it is a paragraph or a text run together
 
 _HEAD_END = re.compile(r"[(<=\[{]|\s{2,}|:\s|$")
 _WIDE_GAP = re.compile(r" {2,}")
@@ -40,6 +41,17 @@ _OPTION_LIST = re.compile(rf"{_OPTION}(?:{_ARGUMENT})?(?:,?\s+{_OPTION}(?:{_ARGU
 _OPTION_LIST_END = re.compile(r"\s{2,}|:\s")  # brackets belong to the arguments here
 _ARGUMENTS = re.compile(r"<[^>]*>|\[=[^\]]*\]|=\S+")
 _OPTION_NAME = re.compile(r"(?<![\w\[\]-])(--?)(\[no-?\])?([A-Za-z][\w-]*)")
+_CLAUSE_BREAK = re.compile(
+    r"(?<=[.!?])(?<![A-Za-z]\.[A-Za-z]\.)[\"')\]\u2019]*\s+"  # after a sentence (not after `e.g.` or `i.e.`)
+    r"|\s+(?=-[A-Za-z0-9],\s+--[A-Za-z])"  # before a short and a long option listed together: `-b, --escape`
+    r"|\s+(?=-- [A-Z][A-Za-z ]{0,30}: )"  # before a Texinfo definition line: `-- Option: -xdev`
+)
+_NO_QUOTES = str.maketrans("", "", _QUOTES)
+# in running text a plain word after an option is prose (`--author with -l, print`), so an argument is written as one
+_RUN_ON_ARGUMENT = r"(?:\[=?(?:[^\[\]\s]|\[[^\[\]\s]+\])+\]|=\S+|\s(?:<[^>\s]+>|\[[^\]]+\]|[A-Z][A-Z0-9_]*(?![\w-])))"
+_RUN_ON_OPTIONS = re.compile(rf"{_OPTION}(?:{_RUN_ON_ARGUMENT})?(?:,?\s+{_OPTION}(?:{_RUN_ON_ARGUMENT})?)*")
+_CLAUSE_HEAD_END = re.compile(r"[(<=\[{]|:\s")  # a clause's end is no line's end: a bracket, `=` or `: ` ends a term
+_SENTENCE_WORD = re.compile(r"[A-Z][a-z]+,?")  # `Set x to ERROR (`, `You can invoke f()`: a sentence, not a term
 
 
 def defined_names(text: str) -> list[str]:
@@ -47,17 +59,43 @@ def defined_names(text: str) -> list[str]:
     names: set[str] = set()
     lines = text.split("\n")
     margin = _right_margin(lines)
-    for index, raw_line in enumerate(_with_hanging_gaps_widened(_with_justified_gaps_closed(lines, margin))):
-        if margin is not None and _continues_a_full_line(lines, index, margin):
-            continue
-        line = _DEFINITION_LABEL.sub("", _LEADING_MARKS.sub("", raw_line))
-        names.update(name for name in _listed_options(line) if len(name) <= MAX_NAME_CHARS)
-        match = _HEAD_END.search(line)
-        words = [word.strip(_WORD_EDGES) for word in line[: match.start() if match else len(line)].split()]
-        if len(words) > MAX_HEAD_WORDS:
-            continue
-        names.update(word.lower() for word in words if _NAME.fullmatch(word) and len(word) <= MAX_NAME_CHARS)
-    return sorted(names)
+    for index, laid_out in enumerate(_with_hanging_gaps_widened(_with_justified_gaps_closed(lines, margin))):
+        if margin is None or not _continues_a_full_line(lines, index, margin):
+            names.update(_line_names(laid_out))
+        if len(lines[index]) > MAX_LINE_CHARS:
+            names.update(_run_on_names(lines[index]))
+    return sorted(name for name in names if len(name) <= MAX_NAME_CHARS)
+
+
+def _line_names(raw_line: str) -> set[str]:
+    """The names one line defines: the options of an option-list head, or the name-shaped words of a short head."""
+    line = _DEFINITION_LABEL.sub("", _LEADING_MARKS.sub("", raw_line))
+    names = set(_listed_options(line))
+    match = _HEAD_END.search(line)
+    words = [word.strip(_WORD_EDGES) for word in line[: match.start() if match else len(line)].split()]
+    if len(words) <= MAX_HEAD_WORDS:
+        names.update(word.lower() for word in words if _NAME.fullmatch(word))
+    return names
+
+
+def _run_on_names(line: str) -> set[str]:
+    """The names a line too long to be a printed one defines. Its line breaks were lost (a BEIR export that joined
+    a page into one line, a paragraph kept as one line), so each sentence counts as a line, and so does a short
+    option listed with its long one (`-b, --escape`), which man(1) had set at a line's start. Without the gap that
+    ended it, a clause's option list is the run of options and arguments it starts with (`-A, --almost-all do not
+    list`, `-w` and `--equal-width` in quotes before `Print`). Its head is a term only where a bracket, `=` or
+    `: ` ends it (`track_io_timing (boolean) Enables`, `pub fn strip_prefix<P>(`) and no word of it starts a
+    sentence."""
+    names: set[str] = set()
+    for raw_clause in _CLAUSE_BREAK.split(line.strip()):
+        clause = _DEFINITION_LABEL.sub("", _LEADING_MARKS.sub("", raw_clause.translate(_NO_QUOTES)))
+        leading = _RUN_ON_OPTIONS.match(clause)
+        names.update(_option_names(leading.group()) if leading else [])
+        head = _CLAUSE_HEAD_END.search(clause)
+        words = [word.strip(_WORD_EDGES) for word in clause[: head.start()].split()] if head else []
+        if len(words) <= MAX_HEAD_WORDS and not any(_SENTENCE_WORD.fullmatch(word) for word in words):
+            names.update(word.lower() for word in words if _NAME.fullmatch(word))
+    return names
 
 
 def _right_margin(lines: list[str]) -> int | None:
@@ -143,8 +181,11 @@ def _indentation(line: str) -> int:
 def _listed_options(line: str) -> list[str]:
     """Every option of a line whose head lists options and their arguments only; none for any other line."""
     head = _OPTION_LIST_END.split(line, maxsplit=1)[0]
-    if not _OPTION_LIST.fullmatch(head):
-        return []
+    return _option_names(head) if _OPTION_LIST.fullmatch(head) else []
+
+
+def _option_names(head: str) -> list[str]:
+    """The options of an option list, lowercase; `--[no-]name` gives both `--name` and `--no-name`."""
     options: list[str] = []
     for dashes, negation, name in _OPTION_NAME.findall(_ARGUMENTS.sub(" ", head)):
         options.append(f"{dashes}{name}".lower())

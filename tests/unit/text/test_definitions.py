@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from search_platform.text.definitions import MAX_HEAD_WORDS, defined_names, query_names
+from search_platform.text.definitions import MAX_HEAD_WORDS, MAX_LINE_CHARS, defined_names, query_names
 
 
 @pytest.mark.parametrize(
@@ -181,3 +181,54 @@ def test_a_line_that_goes_on_with_a_full_line_above_is_no_term():
     # justified text breaks a sentence anywhere: a line under a full one at the same indentation starts mid-sentence
     assert [name for name in defined_names(CONTINUED) if "_" in name] == ["pg_service.conf"]
     assert "plpgsql.variable_conflict" not in defined_names(CONTINUED)
+
+
+def _run_together(*sentences: str) -> str:
+    """Sentences joined into one line longer than any printed line, as a BEIR export that collapsed a page writes."""
+    text = " ".join(sentences)
+    assert len(text) > MAX_LINE_CHARS
+    return text
+
+
+@pytest.mark.parametrize(
+    ("text", "defined"),
+    [
+        (_run_together("List information about the FILEs in the current directory, sorted by name.",
+                       "-a, --all do not ignore entries starting with .",
+                       "-A, --almost-all do not list implied . and ..",
+                       "--author with -l, print the author of each file",
+                       "-b, --escape print C-style escapes for nongraphic characters"),
+         ["--all", "--almost-all", "--author", "--escape", "-a", "-b"]),
+        (_run_together("The default is off.", "track_io_timing (boolean) Enables timing of database I/O calls.",
+                       "This parameter is off by default, as it will repeatedly query the operating system.",
+                       "Only superusers can change this setting."),
+         ["track_io_timing"]),
+        (_run_together("Print a sequence of numbers to standard output.",
+                       "\u2018-w\u2019 \u2018--equal-width\u2019 Print",
+                       "all numbers with the same width, by padding with leading zeros, as many as needed.",
+                       "One way is to search one filesystem: -- Option: -xdev -- Option: -mount Don't descend."),
+         ["--equal-width", "-mount", "-w", "-xdev"]),
+    ],
+)
+def test_a_line_run_together_from_a_page_defines_what_starts_its_sentences(text, defined):
+    assert [name for name in defined_names(text) if name.startswith("-") or "_" in name] == defined
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Set log_min_error_statement to ERROR (or lower) to log such statements.",  # a sentence word before it
+        "You can invoke pg_stat_clear_snapshot() to discard the current snapshot.",
+        "See application_name for details.",  # no bracket, `=` or `: ` ends a term
+        "Use it as in with -l, print the author of each file, and so on for every entry.",  # an option mid-sentence
+    ],
+)
+def test_a_name_inside_a_run_together_sentence_is_no_definition(sentence):
+    text = _run_together("Prose goes on before the sentence, long enough to make the line longer than a page.",
+                         sentence,
+                         "Prose goes on after it, too, as in any paragraph that an export kept on one line of its own.")
+    assert [name for name in defined_names(text) if name.startswith("-") or "_" in name] == []
+
+
+def test_a_printed_line_is_never_split_into_sentences():
+    assert defined_names("It was off, as the text says. track_io_timing (boolean) is a parameter.") == []
