@@ -8,12 +8,14 @@ at most MAX_HEAD_WORDS words; a longer head is prose. A line whose head is nothi
 (`-m <msg>, --message=<msg>`, `-I[PATTERN], --ignore[=PATTERN]`, `--[no-]verify`) defines every option in it, the
 ones after a bracket too, and `--[no-]name` both `--name` and `--no-name`. In justified text (man(1)'s) a full
 line's wide gaps are the formatter's, not a term's, and the line under a full one goes on with its sentence
-(benchmarks/reports/typeset.md). The `definitions` leg ranks the documents that define one of the query's names
-(benchmarks/reports/definitions.md).
+(benchmarks/reports/typeset.md). A text whose line breaks were lost (a page or paragraph joined into one line)
+is read by sentences instead (benchmarks/reports/collapsed-text.md). The `definitions` leg ranks the documents that
+define one of the query's names (benchmarks/reports/definitions.md).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -25,6 +27,7 @@ MIN_COLUMN_LINES = 2  # lines that start at a column before it counts as one of 
 MIN_MARGIN_LINES = 3  # lines that end at one column before it counts as the right margin of justified text
 MIN_MARGIN_COLUMN = 60  # a justified page is wider than this (man(1) prints 80 columns); a table row is no margin
 MAX_LINE_CHARS = 200  # no page prints a line this long (man(1) 80 columns): it is a paragraph or a text run together
+MIN_JOINED_PARAGRAPHS = 3  # a text of fewer one-line paragraphs says nothing about how it was laid out
 
 _HEAD_END = re.compile(r"[(<=\[{]|\s{2,}|:\s|$")
 _WIDE_GAP = re.compile(r" {2,}")
@@ -42,7 +45,7 @@ _OPTION_LIST_END = re.compile(r"\s{2,}|:\s")  # brackets belong to the arguments
 _ARGUMENTS = re.compile(r"<[^>]*>|\[=[^\]]*\]|=\S+")
 _OPTION_NAME = re.compile(r"(?<![\w\[\]-])(--?)(\[no-?\])?([A-Za-z][\w-]*)")
 _CLAUSE_BREAK = re.compile(
-    r"(?<=[.!?])(?<![A-Za-z]\.[A-Za-z]\.)[\"')\]\u2019]*\s+"  # after a sentence (not after `e.g.` or `i.e.`)
+    r"(?<=\S[.!?])(?<![A-Za-z]\.[A-Za-z]\.)[\"')\]\u2019]*\s+"  # after a sentence's last word (not `e.g.`, `find .`)
     r"|\s+(?=-[A-Za-z0-9],\s+--[A-Za-z])"  # before a short and a long option listed together: `-b, --escape`
     r"|\s+(?=-- [A-Z][A-Za-z ]{0,30}: )"  # before a Texinfo definition line: `-- Option: -xdev`
 )
@@ -59,10 +62,11 @@ def defined_names(text: str) -> list[str]:
     names: set[str] = set()
     lines = text.split("\n")
     margin = _right_margin(lines)
+    paragraphs_joined = _paragraphs_are_lines(lines)
     for index, laid_out in enumerate(_with_hanging_gaps_widened(_with_justified_gaps_closed(lines, margin))):
         if margin is None or not _continues_a_full_line(lines, index, margin):
             names.update(_line_names(laid_out))
-        if len(lines[index]) > MAX_LINE_CHARS:
+        if paragraphs_joined or len(lines[index]) > MAX_LINE_CHARS:  # its line breaks were lost
             names.update(_run_on_names(lines[index]))
     return sorted(name for name in names if len(name) <= MAX_NAME_CHARS)
 
@@ -78,9 +82,18 @@ def _line_names(raw_line: str) -> set[str]:
     return names
 
 
+def _paragraphs_are_lines(lines: list[str]) -> bool:
+    """Whether every paragraph of the text is one line at the margin, and there are several: an export that joined
+    each paragraph into one line writes a term and its description that way (`-w --equal-width Print all numbers
+    with the same width`). Text laid out in lines has paragraphs of several lines, or indented ones."""
+    filled = [index for index, line in enumerate(lines) if line.strip()]
+    apart = all(later - earlier > 1 for earlier, later in itertools.pairwise(filled))
+    return len(filled) >= MIN_JOINED_PARAGRAPHS and apart and not any(_indentation(lines[index]) for index in filled)
+
+
 def _run_on_names(line: str) -> set[str]:
-    """The names a line too long to be a printed one defines. Its line breaks were lost (a BEIR export that joined
-    a page into one line, a paragraph kept as one line), so each sentence counts as a line, and so does a short
+    """The names a line defines whose line breaks were lost (a BEIR export that joined a page, or each paragraph,
+    into one line; a paragraph kept as one line). So each sentence counts as a line, and so does a short
     option listed with its long one (`-b, --escape`), which man(1) had set at a line's start. Without the gap that
     ended it, a clause's option list is the run of options and arguments it starts with (`-A, --almost-all do not
     list`, `-w` and `--equal-width` in quotes before `Print`). Its head is a term only where a bracket, `=` or

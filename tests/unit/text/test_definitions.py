@@ -232,3 +232,15 @@ def test_a_name_inside_a_run_together_sentence_is_no_definition(sentence):
 
 def test_a_printed_line_is_never_split_into_sentences():
     assert defined_names("It was off, as the text says. track_io_timing (boolean) is a parameter.") == []
+
+
+def test_a_paragraph_joined_into_one_line_at_the_margin_defines_what_it_starts_with():
+    text = ("Print numbers from FIRST to LAST.\n\n-w --equal-width Print all numbers with the same width.\n\n"
+            "-s, --separator=STRING Use STRING to separate numbers.")
+    assert [name for name in defined_names(text) if name.startswith("-")] == ["--equal-width", "--separator", "-s",
+                                                                               "-w"]
+
+
+def test_an_indented_example_or_a_path_ending_in_a_dot_defines_no_option():
+    text = "Remove the backups:\n\n     find . -name '*~' -delete\n\nfind . -depth -name core -print"
+    assert [name for name in defined_names(text) if name.startswith("-")] == []
