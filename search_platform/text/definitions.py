@@ -92,8 +92,8 @@ def _paragraphs_are_lines(lines: list[str]) -> bool:
 
 
 def _run_on_names(line: str) -> set[str]:
-    """The names a line defines whose line breaks were lost (a BEIR export that joined a page, or each paragraph,
-    into one line; a paragraph kept as one line). So each sentence counts as a line, and so does a short
+    """The names defined by a line whose line breaks were lost (a BEIR export joined a page, or each paragraph,
+    into one line; a paragraph was kept as one line). So each sentence counts as a line, and so does a short
     option listed with its long one (`-b, --escape`), which man(1) had set at a line's start. Without the gap that
     ended it, a clause's option list is the run of options and arguments it starts with (`-A, --almost-all do not
     list`, `-w` and `--equal-width` in quotes before `Print`). Its head is a term only where a bracket, `=` or

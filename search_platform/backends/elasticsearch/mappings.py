@@ -28,7 +28,8 @@ from search_platform.text.definitions import MAX_NAME_CHARS
 # argument may nest (`-e[CHAR[WIDTH]]`); 7: a justified line's wide gaps (`-execdir  runs programs`, man(1) filling
 # a full line) end no line head, and a line under a full one at the same indentation defines nothing; 8: a word that
 # man(1) in the C locale broke with an ASCII hyphen (`de-` then `scribed`, `POSIXLY_COR-` then `RECT`) is whole again;
-# 9: a line longer than any printed one (a page or paragraph run together) defines what starts its sentences
+# 9: a line longer than any printed one, and each line of a text whose paragraphs are all one line (line breaks lost
+# by an export), defines what starts its sentences
 MAPPING_VERSION = 9
 SIMILARITY = "sp_bm25"
 ENGLISH_ANALYZER = "sp_english"  # standard tokens, possessives, lowercase, English stop words, Porter stems
