@@ -73,13 +73,24 @@ def defined_names(text: str) -> list[str]:
 
 def _line_names(raw_line: str) -> set[str]:
     """The names one line defines: the options of an option-list head, or the name-shaped words of a short head."""
-    line = _DEFINITION_LABEL.sub("", _LEADING_MARKS.sub("", raw_line))
-    names = set(_listed_options(line))
+    line = _unmarked(raw_line)
     match = _HEAD_END.search(line)
-    words = [word.strip(_WORD_EDGES) for word in line[: match.start() if match else len(line)].split()]
-    if len(words) <= MAX_HEAD_WORDS:
-        names.update(word.lower() for word in words if _NAME.fullmatch(word))
-    return names
+    return set(_listed_options(line)) | _head_names(line[: match.start() if match else len(line)])
+
+
+def _unmarked(line: str) -> str:
+    """The line without its indentation, quotes and bullets, and without a Texinfo definition label."""
+    return _DEFINITION_LABEL.sub("", _LEADING_MARKS.sub("", line))
+
+
+def _head_names(head: str, *, sentence_words: bool = True) -> set[str]:
+    """The name-shaped words of a term's head, lowercase; none when the head is longer than a term's, or when
+    sentence_words is off and a word of it starts a sentence."""
+    words = [word.strip(_WORD_EDGES) for word in head.split()]
+    starts_a_sentence = not sentence_words and any(_SENTENCE_WORD.fullmatch(word) for word in words)
+    if len(words) > MAX_HEAD_WORDS or starts_a_sentence:
+        return set()
+    return {word.lower() for word in words if _NAME.fullmatch(word)}
 
 
 def _paragraphs_are_lines(lines: list[str]) -> bool:
@@ -101,13 +112,11 @@ def _run_on_names(line: str) -> set[str]:
     sentence."""
     names: set[str] = set()
     for raw_clause in _CLAUSE_BREAK.split(line.strip()):
-        clause = _DEFINITION_LABEL.sub("", _LEADING_MARKS.sub("", raw_clause.translate(_NO_QUOTES)))
+        clause = _unmarked(raw_clause.translate(_NO_QUOTES))
         leading = _RUN_ON_OPTIONS.match(clause)
         names.update(_option_names(leading.group()) if leading else [])
         head = _CLAUSE_HEAD_END.search(clause)
-        words = [word.strip(_WORD_EDGES) for word in clause[: head.start()].split()] if head else []
-        if len(words) <= MAX_HEAD_WORDS and not any(_SENTENCE_WORD.fullmatch(word) for word in words):
-            names.update(word.lower() for word in words if _NAME.fullmatch(word))
+        names.update(_head_names(clause[: head.start()], sentence_words=False) if head else [])
     return names
 
 
