@@ -9,25 +9,9 @@ from pathlib import Path
 import pytest
 
 from search_platform.evaluation.datasets import EvalDataset, load_beir_dir
+from tests.unit.devset_rules import PLAIN_WORD, exact_targets, identifier_tokens, primary
 
 DATASET_DIR = Path(__file__).resolve().parents[2] / "datasets" / "postgresql-docs"
-
-# Identifier-like: snake_case, a long option, a C++/Rust path, a call, a dotted name, or an ALL_CAPS name.
-_IDENTIFIER = re.compile(r"\S*_\S*|\S*--\S*|\S*::\S*|\S*\(\)\S*|\S*[A-Za-z]\.[A-Za-z]\S*|\b[A-Z][A-Z0-9]+\b")
-# A token an exact_match query asks for: anything but a plain lower-case word (PQexec, 40P01, %ROWTYPE, jsonb_set).
-_PLAIN_WORD = re.compile(r"[a-z]+")
-
-
-def identifier_tokens(text: str) -> set[str]:
-    """The identifier-like tokens of a text, as the dev-set rules define them."""
-    return {m.group(0).strip(".,;:'\"()") for m in _IDENTIFIER.finditer(text)} - {""}
-
-
-def exact_targets(text: str) -> list[str]:
-    """What an exact_match query looks up: its non-plain tokens, or the whole query when all words are plain."""
-    tokens = [token for token in text.split() if not _PLAIN_WORD.fullmatch(token)]
-    return tokens or [text]
-
 
 @pytest.fixture(scope="module")
 def dataset() -> EvalDataset:
@@ -40,13 +24,6 @@ def pages(dataset: EvalDataset) -> dict[str, str]:
     """doc_id -> page text."""
     assert dataset.corpus is not None
     return {doc.doc_id: doc.content for doc in dataset.corpus}
-
-
-def primary(relevance: dict[str, int]) -> str:
-    """The one page with the highest grade."""
-    best = max(relevance.values())
-    [doc_id] = [doc_id for doc_id, grade in relevance.items() if grade == best]
-    return doc_id
 
 
 def test_sizes_and_categories(dataset: EvalDataset, pages: dict[str, str]) -> None:
@@ -92,7 +69,7 @@ def test_mixed_queries_name_a_term_of_the_page_and_plain_words(dataset: EvalData
         assert 3 <= len(words) <= 12, query.query_id
         assert sum(bool(re.fullmatch(r"[a-z]{3,}", word)) for word in words) >= 2, query.query_id
         page = pages[primary(dict(query.relevance))].lower()
-        assert any(not _PLAIN_WORD.fullmatch(word) and word.lower() in page for word in words) or any(
+        assert any(not PLAIN_WORD.fullmatch(word) and word.lower() in page for word in words) or any(
             word in page for word in words if len(word) >= 5
         ), query.query_id
 

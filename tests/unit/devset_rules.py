@@ -1,0 +1,28 @@
+"""The query rules the hand-written dev sets share (datasets/postgresql-docs, datasets/sqlite-docs)."""
+
+from __future__ import annotations
+
+import re
+
+# Identifier-like: snake_case, a long option, a C++/Rust path, a call, a dotted name, or an ALL_CAPS name.
+_IDENTIFIER = re.compile(r"\S*_\S*|\S*--\S*|\S*::\S*|\S*\(\)\S*|\S*[A-Za-z]\.[A-Za-z]\S*|\b[A-Z][A-Z0-9]+\b")
+# A token an exact_match query asks for: anything but a plain lower-case word (PQexec, 40P01, %ROWTYPE, jsonb_set).
+PLAIN_WORD = re.compile(r"[a-z]+")
+
+
+def identifier_tokens(text: str) -> set[str]:
+    """The identifier-like tokens of a text, as the dev-set rules define them."""
+    return {m.group(0).strip(".,;:'\"()") for m in _IDENTIFIER.finditer(text)} - {""}
+
+
+def exact_targets(text: str) -> list[str]:
+    """What an exact_match query looks up: its non-plain tokens, or the whole query when all words are plain."""
+    tokens = [token for token in text.split() if not PLAIN_WORD.fullmatch(token)]
+    return tokens or [text]
+
+
+def primary(relevance: dict[str, int]) -> str:
+    """The one page with the highest grade."""
+    best = max(relevance.values())
+    [doc_id] = [doc_id for doc_id, grade in relevance.items() if grade == best]
+    return doc_id
