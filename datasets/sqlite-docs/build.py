@@ -5,7 +5,9 @@ Run from the repository root (install the source first: `apt-get install -y sqli
     .venv/bin/python datasets/sqlite-docs/build.py
     .venv/bin/python datasets/sqlite-docs/build.py --check-only
 
-Writes corpus.jsonl next to this file and validates queries.jsonl and qrels/test.tsv against it. One document per
+Writes corpus.jsonl next to this file, and queries.jsonl and qrels/test.tsv from the hand-written parts/*.tsv
+(id, category, text, primary, secondary: the primary is graded 2 when the query has secondaries, else 1; each
+secondary 1), then validates them against the corpus. One document per
 C-interface page (`c3ref/*.html`, the shape of a library function's reference page: prototypes, then what they
 do), one per PRAGMA, and one per reference page of the SQL language and the library's features; a page longer than
 SPLIT_CHARS is split at its top-level (h1) sections. The same package version gives a byte-identical corpus.
@@ -18,6 +20,7 @@ Version 2 pages, news, history, legal and site pages, and the generated indices.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import re
 import sys
@@ -191,13 +194,32 @@ def build_corpus(source: Path) -> list[dict[str, str]]:
     return kept
 
 
+def write_queries() -> None:
+    """queries.jsonl and qrels/test.tsv from the hand-written parts, in id order."""
+    rows = []
+    for part in sorted((HERE / "parts").glob("queries-*.tsv")):
+        with part.open(encoding="utf-8", newline="") as handle:
+            rows += list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    queries, judgments = [], ["query-id\tcorpus-id\tscore"]
+    for row in sorted(rows, key=lambda row: row["id"]):
+        secondary = [doc_id.strip() for doc_id in (row["secondary"] or "").split(",") if doc_id.strip()]
+        queries.append(json.dumps({"_id": row["id"], "text": row["text"].strip(),
+                                   "metadata": {"category": row["category"]}}, ensure_ascii=False))
+        judgments.append(f"{row['id']}\t{row['primary'].strip()}\t{2 if secondary else 1}")
+        judgments += [f"{row['id']}\t{doc_id}\t1" for doc_id in secondary]
+    (HERE / "queries.jsonl").write_text("\n".join(queries) + "\n", encoding="utf-8")
+    (HERE / "qrels").mkdir(exist_ok=True)
+    (HERE / "qrels" / "test.tsv").write_text("\n".join(judgments) + "\n", encoding="utf-8")
+
+
 def validate(corpus_ids: set[str]) -> list[str]:
     """Problems with queries.jsonl and qrels/test.tsv against the corpus; empty when they are consistent."""
     problems: list[str] = []
     queries = [json.loads(line) for line in (HERE / "queries.jsonl").read_text(encoding="utf-8").splitlines()]
     ids = [query["_id"] for query in queries]
     problems += [f"duplicate query id {key}" for key, count in Counter(ids).items() if count > 1]
-    problems += [f"{q['_id']}: category {q.get('category')!r}" for q in queries if q.get("category") not in CATEGORIES]
+    problems += [f"{q['_id']}: category {q['metadata'].get('category')!r}"
+                 for q in queries if q["metadata"].get("category") not in CATEGORIES]
     judged: dict[str, dict[str, int]] = {}
     rows = (HERE / "qrels" / "test.tsv").read_text(encoding="utf-8").splitlines()
     for row in rows[1:]:
@@ -226,14 +248,15 @@ def main() -> None:
             raise SystemExit(f"{args.source}/c3ref not found: apt-get install -y sqlite3-doc")
         corpus = build_corpus(args.source)
         corpus_path.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in corpus), encoding="utf-8")
+        write_queries()
     chars = sum(len(document["text"]) for document in corpus)
     print(f"{len(corpus)} documents, {chars:,} characters")
-    if (HERE / "queries.jsonl").exists():
-        problems = validate({document["_id"] for document in corpus})
-        for problem in problems:
-            print(problem, file=sys.stderr)
-        if problems:
-            raise SystemExit(1)
+    problems = validate({document["_id"] for document in corpus})
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        raise SystemExit(1)
+    print(f"{len(problems)} problems in queries.jsonl and qrels/test.tsv")
 
 
 if __name__ == "__main__":
