@@ -48,7 +48,8 @@ C_INDEX_PAGES = frozenset(("intro", "funclist", "objlist", "constlist"))
 
 _SKIP_TAGS = frozenset(("script", "style", "svg", "head", "title"))
 _SKIP_CLASSES = frozenset(("nosearch", "fancy_toc", "menu", "searchmenu", "tagline", "imgcontainer"))
-_BLOCK = frozenset("p div pre table tr ul ol li dl dt dd h1 h2 h3 h4 h5 h6 blockquote br hr".split())
+_BLOCK_TAGS = "p div pre table tr ul ol li dl dt dd h1 h2 h3 h4 h5 h6 blockquote br hr"
+_BLOCK = frozenset(_BLOCK_TAGS.split())
 _CELL = frozenset(("td", "th"))
 _VOID = frozenset(("br", "hr", "img", "meta", "link", "col", "input", "wbr"))
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")

@@ -35,6 +35,7 @@ _QUOTES = "\u2018\u2019'\"`"  # the curly quotes GNU info writes around a name, 
 _LEADING_MARKS = re.compile(rf"^[\s{_QUOTES}\u2022*\u00b7>]+")  # indentation, quotes, bullets
 _DEFINITION_LABEL = re.compile(r"^-- [A-Z][A-Za-z ]{0,30}: ")  # Texinfo's ` -- Variable: NAME`, ` -- Action: -print0`
 _WORD_EDGES = f",;{_QUOTES}"
+_POINTER_MARKS = "*&"  # a C declaration writes `char *strdup(`, `void **argv`: the marks are the type's, not the name's
 _NAME = re.compile(r"(?:--?)?[A-Za-z_]\w*(?:(?:\.|::|-)\w+)*!?")
 _QUALIFIERS = ("::", ".")
 
@@ -86,7 +87,7 @@ def _unmarked(line: str) -> str:
 def _head_names(head: str, *, sentence_words: bool = True) -> set[str]:
     """The name-shaped words of a term's head, lowercase; none when the head is longer than a term's, or when
     sentence_words is off and a word of it starts a sentence."""
-    words = [word.strip(_WORD_EDGES) for word in head.split()]
+    words = [word.strip(_WORD_EDGES).lstrip(_POINTER_MARKS) for word in head.split()]
     starts_a_sentence = not sentence_words and any(_SENTENCE_WORD.fullmatch(word) for word in words)
     if len(words) > MAX_HEAD_WORDS or starts_a_sentence:
         return set()

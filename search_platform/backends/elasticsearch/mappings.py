@@ -29,8 +29,9 @@ from search_platform.text.definitions import MAX_NAME_CHARS
 # a full line) end no line head, and a line under a full one at the same indentation defines nothing; 8: a word that
 # man(1) in the C locale broke with an ASCII hyphen (`de-` then `scribed`, `POSIXLY_COR-` then `RECT`) is whole again;
 # 9: a line longer than any printed one, and each line of a text whose paragraphs are all one line (line breaks lost
-# by an export), defines what starts its sentences
-MAPPING_VERSION = 9
+# by an export), defines what starts its sentences; 10: a C declaration's pointer marks are no part of its name
+# (`const char *sqlite3_column_name(`, `char **backtrace_symbols(` define the function)
+MAPPING_VERSION = 10
 SIMILARITY = "sp_bm25"
 ENGLISH_ANALYZER = "sp_english"  # standard tokens, possessives, lowercase, English stop words, Porter stems
 IDENTIFIER_ANALYZER = "sp_identifier"  # --options, dotted.names, snake_case kept whole, plus their parts

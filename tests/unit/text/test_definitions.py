@@ -19,6 +19,8 @@ from search_platform.text.definitions import MAX_HEAD_WORDS, MAX_LINE_CHARS, def
         ("pub fn strip_prefix<P>(&self, base: P) -> Result<&Path, StripPrefixError>",
          ["fn", "pub", "strip_prefix"]),
         ("shutil.copyfile(src, dst, *, follow_symlinks=True)", ["shutil.copyfile"]),
+        ("const char *sqlite3_column_name(sqlite3_stmt*, int N);", ["char", "const", "sqlite3_column_name"]),
+        ("char **backtrace_symbols(void *const *buffer, int size);", ["backtrace_symbols", "char"]),
         ("matches!\nReturns whether the expression matches the pattern.", ["matches!"]),
         ("-z    end every record with a zero byte", ["-z"]),  # term and description on one line, a wide gap between
         (" -- Action: -print0\n     True; print the full file name.", ["-print0"]),  # Texinfo's definition label
