@@ -1,8 +1,10 @@
-"""The query rules the hand-written dev sets share (datasets/postgresql-docs, datasets/sqlite-docs)."""
+"""The query rules the hand-written dev sets share (datasets/gnu-info, postgresql-docs, sqlite-docs)."""
 
 from __future__ import annotations
 
 import re
+
+from search_platform.evaluation.datasets import EvalDataset
 
 # Identifier-like: snake_case, a long option, a C++/Rust path, a call, a dotted name, or an ALL_CAPS name.
 _IDENTIFIER = re.compile(r"\S*_\S*|\S*--\S*|\S*::\S*|\S*\(\)\S*|\S*[A-Za-z]\.[A-Za-z]\S*|\b[A-Z][A-Z0-9]+\b")
@@ -26,3 +28,21 @@ def primary(relevance: dict[str, int]) -> str:
     best = max(relevance.values())
     [doc_id] = [doc_id for doc_id, grade in relevance.items() if grade == best]
     return doc_id
+
+
+def pages_of(dataset: EvalDataset) -> dict[str, str]:
+    """doc_id -> page text of a BEIR set loaded with its corpus."""
+    assert dataset.corpus is not None
+    return {doc.doc_id: doc.content for doc in dataset.corpus}
+
+
+def judgment_problems(dataset: EvalDataset, pages: dict[str, str]) -> list[str]:
+    """Queries that judge a page missing from the corpus, have no single primary page, or are not 1-12 words."""
+    problems = []
+    for query in dataset.queries:
+        grades = dict(query.relevance)
+        if not set(grades) <= set(pages) or list(grades.values()).count(max(grades.values())) != 1:
+            problems.append(f"{query.query_id}: judged pages {grades}")
+        if not 1 <= len(query.text.split()) <= 12:
+            problems.append(f"{query.query_id}: {len(query.text.split())} words")
+    return problems

@@ -9,18 +9,12 @@ from pathlib import Path
 import pytest
 
 from search_platform.evaluation.datasets import EvalDataset, load_beir_dir
+from tests.unit.devset_rules import identifier_tokens, pages_of, primary
 
 DATASET_DIR = Path(__file__).resolve().parents[2] / "datasets" / "gnu-info"
 
-# Identifier-like: a long option, snake_case, a C++/Rust path, a call, a dotted name, or an ALL_CAPS name.
-_IDENTIFIER = re.compile(r"\S*_\S*|\S*--\S*|\S*::\S*|\S*\(\)\S*|\S*[A-Za-z]\.[A-Za-z]\S*|\b[A-Z][A-Z0-9]+\b")
 # What an exact_match query asks for: its identifier-like tokens plus short options, %-directives, key=value.
 _EXACT_TOKEN = re.compile(r"^(?:-\S+|%\S+|\S+=\S*|\S*_\S*|[A-Z][A-Z0-9]+)$")
-
-
-def identifier_tokens(text: str) -> set[str]:
-    """The identifier-like tokens of a text, as the dev-set rules define them."""
-    return {m.group(0).strip(".,;:'\"()") for m in _IDENTIFIER.finditer(text)} - {""}
 
 
 @pytest.fixture(scope="module")
@@ -32,15 +26,7 @@ def dataset() -> EvalDataset:
 @pytest.fixture(scope="module")
 def pages(dataset: EvalDataset) -> dict[str, str]:
     """doc_id -> page text."""
-    assert dataset.corpus is not None
-    return {doc.doc_id: doc.content for doc in dataset.corpus}
-
-
-def primary(relevance: dict[str, int]) -> str:
-    """The one page with the highest grade."""
-    best = max(relevance.values())
-    [doc_id] = [doc_id for doc_id, grade in relevance.items() if grade == best]
-    return doc_id
+    return pages_of(dataset)
 
 
 def test_sizes_and_categories(dataset: EvalDataset, pages: dict[str, str]) -> None:

@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from search_platform.evaluation.datasets import EvalDataset, load_beir_dir
-from tests.unit.devset_rules import PLAIN_WORD, exact_targets, identifier_tokens, primary
+from tests.unit.devset_rules import (
+    PLAIN_WORD,
+    exact_targets,
+    identifier_tokens,
+    judgment_problems,
+    pages_of,
+    primary,
+)
 
 DATASET_DIR = Path(__file__).resolve().parents[2] / "datasets" / "postgresql-docs"
 
@@ -22,8 +29,7 @@ def dataset() -> EvalDataset:
 @pytest.fixture(scope="module")
 def pages(dataset: EvalDataset) -> dict[str, str]:
     """doc_id -> page text."""
-    assert dataset.corpus is not None
-    return {doc.doc_id: doc.content for doc in dataset.corpus}
+    return pages_of(dataset)
 
 
 def test_sizes_and_categories(dataset: EvalDataset, pages: dict[str, str]) -> None:
@@ -43,10 +49,7 @@ def test_no_man_page_sources_in_the_corpus(pages: dict[str, str]) -> None:
 
 
 def test_every_judged_page_exists_and_each_query_has_one_primary(dataset: EvalDataset, pages: dict[str, str]) -> None:
-    for query in dataset.queries:
-        assert set(query.relevance) <= set(pages), query.query_id
-        assert primary(dict(query.relevance)) in pages
-        assert 1 <= len(query.text.split()) <= 12, query.query_id
+    assert judgment_problems(dataset, pages) == []
 
 
 def test_exact_match_identifiers_occur_in_their_page(dataset: EvalDataset, pages: dict[str, str]) -> None:

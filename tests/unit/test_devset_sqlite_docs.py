@@ -8,8 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from search_platform.evaluation.datasets import EvalDataset, load_beir_dir
-from tests.unit.devset_rules import PLAIN_WORD, exact_targets, identifier_tokens, primary
+from search_platform.evaluation.datasets import EvalDataset, EvalQuery, load_beir_dir
+from tests.unit.devset_rules import (
+    PLAIN_WORD,
+    exact_targets,
+    identifier_tokens,
+    judgment_problems,
+    pages_of,
+    primary,
+)
 
 DATASET_DIR = Path(__file__).resolve().parents[2] / "datasets" / "sqlite-docs"
 # the command-line tools' pages and the all-in-one C reference are left out (datasets/sqlite-docs/README.md)
@@ -25,8 +32,7 @@ def dataset() -> EvalDataset:
 @pytest.fixture(scope="module")
 def pages(dataset: EvalDataset) -> dict[str, str]:
     """doc_id -> page text."""
-    assert dataset.corpus is not None
-    return {doc.doc_id: doc.content for doc in dataset.corpus}
+    return pages_of(dataset)
 
 
 def test_sizes_and_categories(dataset: EvalDataset, pages: dict[str, str]) -> None:
@@ -45,10 +51,7 @@ def test_left_out_pages_are_not_in_the_corpus(pages: dict[str, str]) -> None:
 
 
 def test_every_judged_page_exists_and_each_query_has_one_primary(dataset: EvalDataset, pages: dict[str, str]) -> None:
-    for query in dataset.queries:
-        assert set(query.relevance) <= set(pages), query.query_id
-        assert primary(dict(query.relevance)) in pages
-        assert 1 <= len(query.text.split()) <= 12, query.query_id
+    assert judgment_problems(dataset, pages) == []
 
 
 def test_exact_match_identifiers_occur_in_their_page(dataset: EvalDataset, pages: dict[str, str]) -> None:
@@ -70,3 +73,14 @@ def test_mixed_queries_name_a_term_of_the_page_and_plain_words(dataset: EvalData
         assert sum(bool(re.fullmatch(r"[a-z]{3,}", word)) for word in words) >= 2, query.query_id
         page = pages[primary(dict(query.relevance))].lower()
         assert any(not PLAIN_WORD.fullmatch(word) and word.lower() in page for word in words), query.query_id
+
+
+def test_the_judgment_check_catches_a_missing_page_a_tie_and_a_long_query() -> None:
+    queries = (
+        EvalQuery("ok", "sqlite3_open", "exact_match", {"c3ref/open": 1}),
+        EvalQuery("missing", "sqlite3_open", "exact_match", {"c3ref/nowhere": 1}),
+        EvalQuery("tie", "open a database", "conceptual", {"c3ref/open": 1, "wal": 1}),
+        EvalQuery("long", " ".join(["word"] * 13), "conceptual", {"c3ref/open": 1}),
+    )
+    problems = judgment_problems(EvalDataset("t", queries, None), {"c3ref/open": "", "wal": ""})
+    assert [problem.split(":")[0] for problem in problems] == ["missing", "tie", "long"]
