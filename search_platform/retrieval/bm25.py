@@ -14,6 +14,7 @@ from search_platform.backends.elasticsearch.queries import bm25_body, defines_fi
 from search_platform.config import RetrievalSettings
 from search_platform.domain.models import GroupBy, Leg, RankedList
 from search_platform.retrieval.base import LegRequest, ranked_list_from_response
+from search_platform.retrieval.routing import is_sentence
 from search_platform.text.definitions import query_names
 from search_platform.text.tokenizer import identifier_phrases, query_options, technical_query
 
@@ -47,7 +48,7 @@ class BM25Retriever:
             filters=filters,
             tech_boost=self._settings.tech_boost if request.tech_boost is None else request.tech_boost,
             doc_values=grouping_fields(request.unit),
-            phrases=identifier_phrases(request.text),
+            phrases=identifier_phrases(request.text, word_compounds=not is_sentence(request.text)),
             phrase_field=self._settings.document_phrase_field if documents else self._settings.chunk_phrase_field,
             phrase_boost=self._settings.phrase_boost,
             options=query_options(request.text),

@@ -48,10 +48,15 @@ def prose_words(text: str) -> list[str]:
     return [word for word in words if _PROSE_WORD.fullmatch(word)]
 
 
+def is_sentence(text: str) -> bool:
+    """Whether the query has the plain words of a sentence, not only keywords."""
+    return len(prose_words(text)) >= MIN_PROSE_WORDS
+
+
 def classify_query(text: str) -> Route:
     """lexical (exact signals, or a short keyword query), semantic (a sentence), or mixed (both)."""
     lexical = has_lexical_signal(text)
-    sentence = len(prose_words(text)) >= MIN_PROSE_WORDS
+    sentence = is_sentence(text)
     if lexical and sentence:
         return Route.MIXED
     if sentence:

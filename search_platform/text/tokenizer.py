@@ -72,17 +72,22 @@ def technical_query(text: str, *, plain_words: bool = False) -> str:
     return " ".join(dict.fromkeys(terms))
 
 
-def identifier_phrases(text: str) -> list[str]:
+def identifier_phrases(text: str, *, word_compounds: bool = True) -> list[str]:
     """The query's hyphenated identifiers (`--max-unchanged-stats`, `file-like`), each once, as written: a
     word-splitting analyzer turns each into a phrase of its parts, which matches where the identifier itself is
     written and not where its parts are scattered (the parts alone are common words).
+
+    Without word_compounds only options and compounds with a digit count (`--in-place`, `UTF-8`, `scram-sha-256`):
+    inside a sentence `write-ahead` or `in-memory` is English, and its phrase would outweigh the query's names
+    (benchmarks/reports/sqlite-docs.md).
 
     Qualified names (`os.path.join`, `BTreeMap::range`) are not phrases here: the page that defines a member names
     it bare in its own context, so their literal form marks the pages that refer to it."""
     phrases: list[str] = []
     for match in _RAW.finditer(text):
         raw = match.group()
-        if raw.isascii() and _QUALIFIER.search(raw) is None and len(raw.lstrip("-").split("-")) > 1:
+        identifier = word_compounds or raw.startswith("-") or any(char.isdigit() for char in raw)
+        if identifier and raw.isascii() and _QUALIFIER.search(raw) is None and len(raw.lstrip("-").split("-")) > 1:
             phrases.append(raw)
     return list(dict.fromkeys(phrases))
 

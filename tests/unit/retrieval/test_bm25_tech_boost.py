@@ -64,3 +64,25 @@ async def test_a_lookup_also_matches_its_unstemmed_words_at_lookup_exact_boost(t
     await retriever.retrieve(LegRequest(text=text, index="i", candidate_k=5))
     assert field_boosts(client.bodies[0]) == expected
     assert RetrievalSettings().lookup_exact_boost == 0.0
+
+
+def phrases(body: dict) -> list[str]:
+    """The queries of the phrase clauses."""
+    return [spec["query"] for clause in body["query"]["bool"]["should"] if "match_phrase" in clause
+            for spec in clause["match_phrase"].values()]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("apt-get", ["apt-get"]),  # a lookup: a compound of words may be a name
+        ("ssh-keygen options", ["ssh-keygen"]),
+        ("enable write-ahead logging with journal_mode=WAL", []),  # in a sentence a compound of words is English
+        ("keep files in place with --in-place on UTF-8 text", ["--in-place", "UTF-8"]),
+    ],
+)
+async def test_a_sentence_phrases_only_its_options_and_compounds_with_digits(text, expected):
+    client = RecordingClient()
+    retriever = BM25Retriever(client, RetrievalSettings(phrase_boost=3.0))  # type: ignore[arg-type]
+    await retriever.retrieve(LegRequest(text=text, index="i", candidate_k=5))
+    assert phrases(client.bodies[0]) == expected

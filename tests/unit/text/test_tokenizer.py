@@ -148,6 +148,12 @@ def test_identifier_phrases_are_the_compound_identifiers_once_each(text: str, ex
     assert identifier_phrases(text) == expected
 
 
+def test_without_word_compounds_only_options_and_compounds_with_digits_are_phrases() -> None:
+    text = "enable write-ahead logging for in-memory UTF-8 data with --in-place or scram-sha-256"
+    assert identifier_phrases(text, word_compounds=False) == ["UTF-8", "--in-place", "scram-sha-256"]
+    assert identifier_phrases(text) == ["write-ahead", "in-memory", "UTF-8", "--in-place", "scram-sha-256"]
+
+
 @pytest.mark.parametrize(("text", "expected"), [
     ("-executable", ["-executable"]),
     ("find -xdev -print0 and -xdev again", ["-xdev", "-print0"]),
