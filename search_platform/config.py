@@ -205,7 +205,8 @@ class RetrievalSettings(BaseModel):
     tech_boost: Annotated[float, Field(ge=0)] = 1.0
     # a phrase clause per hyphenated identifier of the query (`--max-unchanged-stats` as the phrase "max unchanged
     # stats"), on the unstemmed field of each record kind; 3 (1 scored the same) lifted gnu-info +0.017 and moved
-    # no other dev set (benchmarks/reports/phrase-boost.md); 0 turns it off
+    # no other dev set (benchmarks/reports/phrase-boost.md); inside a sentence only options and compounds with a
+    # digit are phrased (benchmarks/reports/sqlite-docs.md); 0 turns it off
     phrase_boost: Annotated[float, Field(ge=0)] = 3.0
     chunk_phrase_field: str = "text.exact"  # the phrase clause's field on chunks
     document_phrase_field: str = "body.exact"  # the phrase clause's field on document records
