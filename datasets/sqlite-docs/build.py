@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import html
 import json
 import re
 import sys
@@ -128,7 +129,7 @@ def html_text(fragment: str) -> str:
 
 def plain(fragment: str) -> str:
     """A heading's or title's text."""
-    return " ".join(_TAG.sub("", fragment).replace("&amp;", "&").replace("&quot;", '"').split())
+    return " ".join(html.unescape(_TAG.sub("", fragment)).split())
 
 
 def c_documents(source: Path) -> list[dict[str, str]]:
